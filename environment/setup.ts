@@ -1,0 +1,1 @@
+// placeholder: registers the Vite module loader (filled by the harness core)
