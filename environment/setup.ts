@@ -1,1 +1,5 @@
-// placeholder: registers the Vite module loader (filled by the harness core)
+// The setup file: Vite processes it, so the import() below goes through Vite's module runner.
+import { setModuleLoader } from '../src/module-loader.js'
+import { freshLoader } from './module-loader.js'
+
+setModuleLoader(freshLoader((path) => import(/* @vite-ignore */ path)))

@@ -1,0 +1,70 @@
+// Keeps Pi and the extension under test away from the real home: a temp HOME and agent dir, offline.
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export interface Isolation {
+  home: string
+  agentDir: string
+}
+
+const ISOLATION = Symbol.for('vitest-environment-pi:isolation')
+type Slot = { [ISOLATION]?: { isolation: Isolation; users: number; restore: () => void } }
+
+/** Sets variables and remembers exactly what it replaced, so that restoring puts back only that. */
+export function setEnv(values: Record<string, string>): () => void {
+  const previous = Object.keys(values).map((key) => [key, process.env[key]] as const)
+  Object.assign(process.env, values)
+  return () => {
+    for (const [key, value] of previous) {
+      if (value === undefined) delete process.env[key]
+      else process.env[key] = value
+    }
+  }
+}
+
+/**
+ * Enters the isolated home, creating it for the first user; nested users (a test file and its
+ * sessions) share it. The returned function leaves it; the last user restores the environment.
+ */
+export function enterIsolation(): { isolation: Isolation; leave: () => void } {
+  const slot = globalThis as Slot
+  if (!slot[ISOLATION]) {
+    const home = mkdtempSync(join(tmpdir(), 'pi-home-'))
+    const agentDir = join(home, '.pi', 'agent')
+    mkdirSync(agentDir, { recursive: true })
+    const restoreEnv = setEnv({
+      HOME: home,
+      USERPROFILE: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+      XDG_DATA_HOME: join(home, '.local', 'share'),
+      PI_CODING_AGENT_DIR: agentDir,
+      PI_OFFLINE: '1',
+      PI_TELEMETRY: '0',
+      JITI_FS_CACHE: 'false',
+    })
+    slot[ISOLATION] = {
+      isolation: { home, agentDir },
+      users: 0,
+      restore: () => {
+        restoreEnv()
+        rmSync(home, { recursive: true, force: true })
+      },
+    }
+  }
+  const entry = slot[ISOLATION]
+  entry.users++
+  let left = false
+  return {
+    isolation: entry.isolation,
+    leave: () => {
+      if (left) return
+      left = true
+      if (--entry.users === 0) {
+        delete slot[ISOLATION]
+        entry.restore()
+      }
+    },
+  }
+}

@@ -1,0 +1,187 @@
+// A recording ExtensionUIContext: dialogs answer from the test's script, every other call is recorded.
+import { currentTheme, type ExtensionUIContext, type ExtensionUIDialogOptions } from './pi/index.js'
+import type { UICallRecord } from './records.js'
+
+/** An answer meaning "the user let the dialog time out"; the dialog must have a `timeout` option. */
+export const TIMEOUT: unique symbol = Symbol.for('vitest-environment-pi:dialog-timeout')
+export type Timeout = typeof TIMEOUT
+
+type Answer<T> = T | Timeout
+/** A static answer, a queue of answers used in order, or a function of the dialog's arguments. */
+export type DialogScript<T, Args extends unknown[]> =
+  | Answer<T>
+  | readonly Answer<T>[]
+  | ((...args: Args) => Answer<T> | Promise<Answer<T>>)
+
+export interface MockUIOptions {
+  confirm?: DialogScript<boolean, [title: string, message: string]>
+  /** An option's text or its index; a text that matches no option is an error, never option 0. */
+  select?: DialogScript<string | number | undefined, [title: string, options: string[]]>
+  input?: DialogScript<string | undefined, [title: string, placeholder: string | undefined]>
+  editor?: DialogScript<string | undefined, [title: string, prefill: string | undefined]>
+  /** What `ctx.ui.custom()` resolves with: a value, or a function of the component factory. */
+  custom?: unknown
+  /** An unscripted dialog is an error instead of being dismissed. */
+  strict?: boolean
+  /** The text `getEditorText()` returns until the extension sets it. */
+  editorText?: string
+}
+
+type DialogMethod = 'confirm' | 'select' | 'input' | 'editor'
+
+/** What Pi's own UI returns when a dialog is dismissed, times out, or no UI exists. */
+const DISMISSED: Record<DialogMethod, boolean | undefined> = {
+  confirm: false,
+  select: undefined,
+  input: undefined,
+  editor: undefined,
+}
+
+export interface MockUIHooks {
+  record(call: UICallRecord): void
+  /** A scripting mistake: thrown into the extension AND reported to the test, which fails. */
+  problem(error: Error): void
+}
+
+export interface MockUI {
+  context: ExtensionUIContext
+}
+
+/**
+ * `options === false` makes a headless UI: every call is recorded, dialogs answer as Pi's does
+ * without a UI (false / undefined).
+ */
+export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks): ExtensionUIContext {
+  const script: MockUIOptions = options === false ? {} : options
+  const headless = options === false
+  const queues = new Map<DialogMethod, number>()
+  let editorText = script.editorText ?? ''
+  let toolsExpanded = false
+  let editorComponent: Parameters<ExtensionUIContext['setEditorComponent']>[0]
+
+  const record = (method: string, args: unknown[], returnValue?: unknown) => {
+    const call: UICallRecord = returnValue === undefined ? { method, args } : { method, args, returnValue }
+    hooks.record(call)
+    return call
+  }
+
+  const fail = (message: string): never => {
+    const error = new Error(message)
+    hooks.problem(error)
+    throw error
+  }
+
+  async function dialog<T>(method: DialogMethod, args: unknown[], opts: ExtensionUIDialogOptions | undefined): Promise<T> {
+    const call = record(method, args)
+    const settle = (value: unknown) => {
+      call.returnValue = value
+      return value as T
+    }
+    const label = `${method}(${JSON.stringify(args[0])})`
+    if (headless || opts?.signal?.aborted) return settle(DISMISSED[method])
+    const configured = script[method] as DialogScript<unknown, unknown[]> | undefined
+    if (configured === undefined) {
+      if (script.strict) fail(`Unscripted dialog ${label}: strict mockUI needs an answer, e.g. mockUI: { ${method}: ... }`)
+      return settle(DISMISSED[method])
+    }
+    let answer: unknown
+    if (Array.isArray(configured)) {
+      const used = queues.get(method) ?? 0
+      if (used >= configured.length) {
+        fail(`mockUI.${method} ran out of answers: ${label} is call ${used + 1}, the queue has ${configured.length}`)
+      }
+      queues.set(method, used + 1)
+      answer = configured[used]
+    } else if (typeof configured === 'function') {
+      answer = await abortable(Promise.resolve(configured(...args)), opts?.signal)
+    } else {
+      answer = configured
+    }
+    if (answer === ABORTED) return settle(DISMISSED[method])
+    if (answer === TIMEOUT) {
+      if (opts?.timeout === undefined) fail(`mockUI.${method} answered TIMEOUT, but ${label} has no timeout option`)
+      return settle(DISMISSED[method])
+    }
+    if (method === 'select') return settle(chooseOption(answer, args[1] as string[], label, fail))
+    return settle(answer)
+  }
+
+  const context: ExtensionUIContext = {
+    select: (title, options, opts) => dialog('select', [title, options], opts),
+    confirm: (title, message, opts) => dialog('confirm', [title, message], opts),
+    input: (title, placeholder, opts) => dialog('input', [title, placeholder], opts),
+    editor: (title, prefill) => dialog('editor', [title, prefill], undefined),
+    async custom(factory, customOptions) {
+      const call = record('custom', [factory, customOptions])
+      const value = typeof script.custom === 'function' ? await (script.custom as (f: unknown) => unknown)(factory) : script.custom
+      call.returnValue = value
+      return value as never
+    },
+    notify: (message, type) => void record('notify', [message, type ?? 'info']),
+    onTerminalInput: (handler) => {
+      record('onTerminalInput', [handler])
+      return () => {}
+    },
+    setStatus: (key, text) => void record('setStatus', [key, text]),
+    setWorkingMessage: (message) => void record('setWorkingMessage', [message]),
+    setWorkingVisible: (visible) => void record('setWorkingVisible', [visible]),
+    setWorkingIndicator: (indicator) => void record('setWorkingIndicator', [indicator]),
+    setHiddenThinkingLabel: (label) => void record('setHiddenThinkingLabel', [label]),
+    setWidget: (key: string, content: unknown, widgetOptions?: unknown) => void record('setWidget', [key, content, widgetOptions]),
+    setFooter: (factory) => void record('setFooter', [factory]),
+    setHeader: (factory) => void record('setHeader', [factory]),
+    setTitle: (title) => void record('setTitle', [title]),
+    pasteToEditor: (text) => {
+      record('pasteToEditor', [text])
+      editorText += text
+    },
+    setEditorText: (text) => {
+      record('setEditorText', [text])
+      editorText = text
+    },
+    getEditorText: () => editorText,
+    addAutocompleteProvider: (factory) => void record('addAutocompleteProvider', [factory]),
+    setEditorComponent: (factory) => {
+      record('setEditorComponent', [factory])
+      editorComponent = factory
+    },
+    getEditorComponent: () => editorComponent,
+    get theme() {
+      return currentTheme()
+    },
+    getAllThemes: () => [],
+    getTheme: () => undefined,
+    setTheme: (theme) => {
+      record('setTheme', [theme])
+      return { success: false, error: 'Themes are not loaded in tests' }
+    },
+    getToolsExpanded: () => toolsExpanded,
+    setToolsExpanded: (expanded) => {
+      record('setToolsExpanded', [expanded])
+      toolsExpanded = expanded
+    },
+  }
+  return context
+}
+
+const ABORTED = Symbol('aborted')
+
+/** A dialog whose signal aborts resolves as dismissed, as Pi's dialogs do. */
+function abortable<T>(answer: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof ABORTED> {
+  if (!signal) return answer
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED)
+    signal.addEventListener('abort', onAbort, { once: true })
+    answer.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}
+
+function chooseOption(answer: unknown, options: string[], label: string, fail: (message: string) => never): string | undefined {
+  if (answer === undefined) return undefined
+  if (typeof answer === 'number') {
+    if (Number.isInteger(answer) && answer >= 0 && answer < options.length) return options[answer]
+    return fail(`mockUI.select answered index ${answer}, but ${label} has ${options.length} option(s): ${JSON.stringify(options)}`)
+  }
+  if (typeof answer === 'string' && options.includes(answer)) return answer
+  return fail(`mockUI.select answered ${JSON.stringify(answer)}, which is not an option of ${label}: ${JSON.stringify(options)}`)
+}

@@ -1,0 +1,347 @@
+// createTestSession: a real Pi AgentSession whose model is a playbook and whose edges are mocks.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { enterIsolation } from './isolation.js'
+import { instrumentTool, type MockToolHandler } from './mock-tools.js'
+import { createMockUI, type MockUIOptions } from './mock-ui.js'
+import { moduleLoader, type ModuleLoader } from './module-loader.js'
+import {
+  bindSession,
+  BUILTIN_TOOL_NAMES,
+  builtinToolDefinition,
+  createPiSession,
+  emitExtensionEvent,
+  replaceModel,
+  SCRIPTED_MODEL,
+  shutdownSession,
+  trackSettling,
+  watchToolCallDecisions,
+  type AgentSession,
+  type ExtensionAPI,
+  type ExtensionFactory,
+  type ToolDefinition,
+} from './pi/index.js'
+import { Playbook, type Turn, when, type Action } from './playbook.js'
+import { SessionRecords, textOf, type ToolCallRecord, type ToolResultRecord } from './records.js'
+
+export interface TestSessionOptions {
+  /** Extension files (resolved against `root`) or inline factories `(pi) => void`. */
+  extensions?: (string | ExtensionFactory)[]
+  /** Where relative extension paths are resolved; defaults to the process's cwd (the project root under Vitest). */
+  root?: string
+  /** The session's working directory; defaults to a fresh temp dir, removed on dispose. */
+  cwd?: string
+  /** Tools answered by mocks instead of their own `execute`; hooks still fire. */
+  mockTools?: Record<string, MockToolHandler>
+  /** Dialog answers; `false` makes a headless session (`ctx.hasUI === false`). */
+  mockUI?: MockUIOptions | false
+  /** Allowlist of tool names, as Pi's `tools` option. */
+  tools?: string[]
+  systemPrompt?: string
+  /** A real tool's throw, or an extension handler's error, fails the run (default true). */
+  propagateErrors?: boolean
+  toolExecution?: 'parallel' | 'sequential'
+  /** How extension modules are imported; the setup file registers Vite's import under Vitest. */
+  importModule?: ModuleLoader
+}
+
+export interface TestSession {
+  /** The real Pi AgentSession. */
+  readonly session: AgentSession
+  readonly cwd: string
+  readonly events: SessionRecords
+  readonly playbook: { readonly consumed: number; readonly remaining: number }
+  /** Sends each turn's prompt and waits until Pi is idle; throws when the script and Pi disagreed. */
+  run(...turns: Turn[]): Promise<void>
+  /** Runs a registered slash command (with the model actions it leads to) and waits until Pi is idle. */
+  command(name: string, args?: string, actions?: readonly Action[]): Promise<void>
+  /** Fires an extension event through Pi's runner and returns what the handlers returned. */
+  emit(eventName: string, payload?: Record<string, unknown>): Promise<unknown>
+  /** Fires `session_shutdown` and removes temp dirs; safe to call twice. */
+  dispose(): Promise<void>
+}
+
+let sessions = 0
+
+export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
+  const propagateErrors = options.propagateErrors ?? true
+  const { isolation, leave } = enterIsolation()
+  const ownCwd = options.cwd === undefined
+  const cwd = ownCwd ? mkdtempSync(join(tmpdir(), 'pi-cwd-')) : resolve(options.cwd!)
+  const cleanup = () => {
+    if (ownCwd) rmSync(cwd, { recursive: true, force: true })
+    leave()
+  }
+
+  const records = new SessionRecords()
+  const problems: Error[] = []
+  const mocked = new Set<string>()
+  const stepOfCall = new Map<string, number>()
+  const mockTools = options.mockTools ?? {}
+  let session: AgentSession | undefined
+
+  const instrumentation = {
+    mockFor: (name: string) => (Object.hasOwn(mockTools, name) ? mockTools[name] : undefined),
+    onMocked: (toolCallId: string) => void mocked.add(toolCallId),
+    onThrow: (toolName: string, toolCallId: string, error: unknown) => {
+      if (!propagateErrors) return
+      const step = stepOfCall.get(toolCallId) ?? 0
+      problems.push(
+        new Error(
+          [
+            `Tool "${toolName}" threw at playbook step ${step} (toolCallId ${toolCallId}): ${error instanceof Error ? error.message : String(error)}`,
+            "The tool's own execute() threw. With propagateErrors: true (the default) that fails the run;",
+            'to let the extension see it as an error result instead, pass createTestSession({ propagateErrors: false }).',
+          ].join('\n'),
+          { cause: error },
+        ),
+      )
+      session?.agent.abort()
+    },
+  }
+
+  const instrumentApi = (api: ExtensionAPI): ExtensionAPI => ({
+    ...api,
+    registerTool: (definition) => {
+      api.registerTool(instrumentTool(definition as ToolDefinition, instrumentation))
+    },
+  })
+
+  try {
+    const extensions = await loadExtensions(options, instrumentApi)
+    const created = await createPiSession({
+      cwd,
+      agentDir: isolation.agentDir,
+      extensions,
+      ...(options.tools ? { tools: options.tools } : {}),
+      ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
+      customToolsFor: (extensionTools) =>
+        BUILTIN_TOOL_NAMES.filter((name) => !extensionTools.has(name)).map((name) =>
+          instrumentTool(builtinToolDefinition(name, cwd), instrumentation),
+        ),
+    })
+    if (created.loadErrors.length > 0) {
+      throw new Error(`Extension failed to load:\n${created.loadErrors.map((e) => `  ${e.path}: ${e.error}`).join('\n')}`)
+    }
+    session = created.session
+    checkMockedToolsExist(mockTools, created.extensionTools)
+  } catch (error) {
+    cleanup()
+    throw error
+  }
+  const pi = session
+  if (options.toolExecution) pi.agent.toolExecution = options.toolExecution
+
+  const playbook = new Playbook({
+    model: SCRIPTED_MODEL,
+    onRequest: ({ step, context }) =>
+      records.modelRequests.push({
+        step,
+        systemPrompt: context.systemPrompt ?? '',
+        messages: context.messages,
+        tools: (context.tools ?? []).map((tool) => tool.name),
+      }),
+    resultFor: (message) => resultRecord(message.toolCallId, message.toolName, message.content, message.isError, message.details),
+    onToolCall: (toolCallId, step) => void stepOfCall.set(toolCallId, step),
+  })
+  replaceModel(pi, (context, signal) => playbook.answer(context, signal))
+
+  const resultRecord = (toolCallId: string, toolName: string, content: ToolResultRecord['content'], isError: boolean, details: unknown): ToolResultRecord => ({
+    step: stepOfCall.get(toolCallId) ?? 0,
+    toolCallId,
+    toolName,
+    text: textOf(content),
+    content,
+    isError,
+    details,
+    mocked: mocked.has(toolCallId),
+  })
+
+  const callRecords = new Map<string, ToolCallRecord>()
+  const decisions = new Map<string, { blocked: boolean; reason?: string }>()
+  watchToolCallDecisions(pi, ({ toolCallId, blocked, reason }) => {
+    const decision = blocked ? { blocked, reason: reason! } : { blocked }
+    decisions.set(toolCallId, decision)
+    const call = callRecords.get(toolCallId)
+    if (call) applyDecision(call, decision)
+  })
+  pi.subscribe((event) => {
+    records.all.push(event)
+    if (event.type === 'message_end') records.messages.push(event.message)
+    else if (event.type === 'tool_execution_start') {
+      const call: ToolCallRecord = {
+        step: stepOfCall.get(event.toolCallId) ?? 0,
+        toolCallId: event.toolCallId,
+        toolName: event.toolName,
+        input: event.args as Record<string, unknown>,
+        blocked: false,
+      }
+      const decision = decisions.get(event.toolCallId)
+      if (decision) applyDecision(call, decision)
+      callRecords.set(event.toolCallId, call)
+      records.toolCalls.push(call)
+    } else if (event.type === 'tool_execution_end') {
+      const result = event.result as { content: ToolResultRecord['content']; details: unknown }
+      records.toolResults.push(resultRecord(event.toolCallId, event.toolName, result.content ?? [], event.isError, result.details))
+    }
+  })
+  const settle = trackSettling(pi)
+
+  const ui = createMockUI(options.mockUI ?? {}, {
+    record: (call) => void records.ui.push(call),
+    problem: (error) => void problems.push(error),
+  })
+  try {
+    await bindSession(pi, {
+      ui,
+      headless: options.mockUI === false,
+      onError: (error) => {
+        records.extensionErrors.push(error)
+        if (propagateErrors) {
+          problems.push(new Error(`Extension ${error.extensionPath} threw in its "${error.event}" handler: ${error.error}`))
+        }
+      },
+    })
+  } catch (error) {
+    pi.dispose()
+    cleanup()
+    throw error
+  }
+
+  const failIfProblems = () => {
+    const found = problems.splice(0)
+    if (found.length === 1) throw found[0]
+    if (found.length > 1) throw new Error(found.map((e) => e.message).join('\n\n'), { cause: found })
+  }
+
+  let disposed = false
+  const ensureOpen = (what: string) => {
+    if (disposed) throw new Error(`${what} after dispose(): this test session is closed`)
+  }
+
+  // The first cause wins: Pi's own rejection, then a problem the mocks saw, then the playbook's diagnostic.
+  const runTurn = async (turn: Turn) => {
+    playbook.begin(turn)
+    let failure: unknown
+    try {
+      await pi.prompt(turn.prompt)
+      await settle()
+    } catch (error) {
+      failure = error
+    }
+    try {
+      failIfProblems()
+    } catch (problem) {
+      failure ??= problem
+    }
+    try {
+      playbook.end()
+    } catch (diagnostic) {
+      failure ??= diagnostic
+    }
+    if (failure !== undefined) throw failure
+  }
+
+  const t: TestSession = {
+    session: pi,
+    cwd,
+    events: records,
+    playbook: {
+      get consumed() {
+        return playbook.consumed
+      },
+      get remaining() {
+        return playbook.remaining
+      },
+    },
+    async run(...turns) {
+      ensureOpen('run()')
+      for (const turn of turns) await runTurn(turn)
+    },
+    async command(name, args, actions = []) {
+      ensureOpen('command()')
+      const command = pi.extensionRunner.getCommand(name)
+      if (!command) {
+        const known = pi.extensionRunner.getRegisteredCommands().map((c) => `/${c.invocationName}`)
+        throw new Error(`No command "/${name}" is registered. Registered commands: ${known.join(', ') || 'none'}`)
+      }
+      await runTurn(when(args ? `/${name} ${args}` : `/${name}`, actions))
+    },
+    async emit(eventName, payload = {}) {
+      ensureOpen('emit()')
+      const result = await emitExtensionEvent(pi, eventName, payload)
+      await settle()
+      failIfProblems()
+      return result
+    },
+    async dispose() {
+      if (disposed) return
+      disposed = true
+      try {
+        await pi.abort()
+        await shutdownSession(pi)
+      } finally {
+        cleanup()
+      }
+    },
+  }
+  sessions++
+  return t
+}
+
+function applyDecision(call: ToolCallRecord, decision: { blocked: boolean; reason?: string }) {
+  call.blocked = decision.blocked
+  if (decision.reason !== undefined) call.blockReason = decision.reason
+}
+
+function checkMockedToolsExist(mockTools: Record<string, unknown>, extensionTools: ReadonlySet<string>) {
+  const known = new Set<string>([...BUILTIN_TOOL_NAMES, ...extensionTools])
+  const unknown = Object.keys(mockTools).filter((name) => !known.has(name))
+  if (unknown.length > 0) {
+    throw new Error(`mockTools names no tool: ${unknown.map((n) => `"${n}"`).join(', ')}. Known tools: ${[...known].sort().join(', ')}`)
+  }
+}
+
+async function loadExtensions(options: TestSessionOptions, instrumentApi: (api: ExtensionAPI) => ExtensionAPI) {
+  const root = options.root ?? process.cwd()
+  const load = moduleLoader(options.importModule)
+  const loaded: { factory: ExtensionFactory; path: string }[] = []
+  for (const [index, entry] of (options.extensions ?? []).entries()) {
+    if (typeof entry === 'function') {
+      loaded.push({ factory: withPath(entry, `<inline:${index + 1}>`, instrumentApi), path: `<inline:${index + 1}>` })
+      continue
+    }
+    if (typeof entry !== 'string') {
+      throw new TypeError(`extensions[${index}] must be a path or a factory function, got ${typeof entry}`)
+    }
+    const path = resolve(root, entry)
+    let module: Record<string, unknown>
+    try {
+      module = await load(path)
+    } catch (error) {
+      throw new Error(`Extension ${path} failed to load: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    }
+    if (typeof module.default !== 'function') {
+      const found = module.default === undefined ? 'no default export' : `a default export of type ${typeof module.default}`
+      throw new Error(`Extension ${path} must export a factory function as default export (pi) => void; found ${found}`)
+    }
+    loaded.push({ factory: withPath(module.default as ExtensionFactory, path, instrumentApi), path })
+  }
+  return loaded
+}
+
+function withPath(factory: ExtensionFactory, path: string, instrumentApi: (api: ExtensionAPI) => ExtensionAPI): ExtensionFactory {
+  return async (api) => {
+    try {
+      await factory(instrumentApi(api))
+    } catch (error) {
+      throw new Error(`its factory threw: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    }
+  }
+}
+
+/** How many sessions this process created (for diagnostics and benchmarks). */
+export function createdSessions(): number {
+  return sessions
+}
