@@ -1,0 +1,7 @@
+export type * from './types.js'
+export { MOCK_SPEC_SCHEMA_ID } from './types.js'
+export { MockSpecError, validateMockSpec } from './validate.js'
+export type { MockSpecProblem, ValidateMockSpecOptions } from './validate.js'
+export { loadMockSpec } from './load.js'
+export type { LoadMockSpecOptions } from './load.js'
+export { extensionIdFor } from './extension-id.js'

@@ -1,0 +1,227 @@
+// Keys stay snake_case because these types describe the on-disk JSON of schema.json verbatim.
+
+export const MOCK_SPEC_SCHEMA_ID = 'pi.ext.mock_spec.v1'
+
+export type JsonPrimitive = string | number | boolean | null
+export type JsonValue = JsonPrimitive | JsonValue[] | JsonObject
+export interface JsonObject {
+  [key: string]: JsonValue
+}
+
+export interface MockSpec {
+  schema: typeof MOCK_SPEC_SCHEMA_ID
+  /** Extension under test; must match the extension's id (see `extensionIdFor`). */
+  extension_id: string
+  description?: string
+  session?: SessionMock
+  http?: HttpMock
+  exec?: ExecMock
+  tools?: ToolsMock
+  ui?: UiMock
+  events?: EventsMock
+  model?: ModelMock
+}
+
+/** Pre-seeded session state returned by pi.session() calls. */
+export interface SessionMock {
+  /** Default `"test-session"`. */
+  name?: string
+  /** Default `"/tmp/test-session.jsonl"`. */
+  file?: string
+  state?: JsonObject
+  messages?: SessionMessage[]
+  entries?: JsonObject[]
+  branch?: JsonObject[]
+  /** Default `true`: mutations succeed silently; `false`: they return errors. */
+  accept_mutations?: boolean
+}
+
+export type SessionMessageRole = 'user' | 'assistant'
+
+export interface SessionMessage {
+  id?: string
+  role: SessionMessageRole
+  content?: string | ContentBlock[]
+  [key: string]: unknown
+}
+
+export type ContentBlockType = 'text' | 'tool_use' | 'tool_result'
+
+export interface ContentBlock {
+  type: ContentBlockType
+  text?: string
+  [key: string]: unknown
+}
+
+/** HTTP mock rules, matched in order; first match wins. */
+export interface HttpMock {
+  rules?: HttpRule[]
+  /** Response when no rule matches. */
+  default_response?: HttpResponse
+}
+
+export interface HttpRule {
+  match: HttpMatch
+  response: HttpResponse
+  /** Max times this rule matches; default 0 = unlimited. */
+  times?: number
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS'
+
+/** At least one of url_exact, url_prefix, url_pattern, headers, body_contains is required. */
+export interface HttpMatch {
+  /** Omit to match any method. */
+  method?: HttpMethod
+  url_exact?: string
+  url_prefix?: string
+  /** JavaScript regular expression source, without slashes or flags. */
+  url_pattern?: string
+  /** All listed request headers must be present. */
+  headers?: Record<string, string>
+  body_contains?: string
+}
+
+/** `body` and `body_json` are mutually exclusive. */
+export interface HttpResponse {
+  /** 100..599. */
+  status: number
+  headers?: Record<string, string>
+  body?: string
+  body_json?: JsonObject
+}
+
+/** Shell execution mock rules, matched in order; first match wins. */
+export interface ExecMock {
+  rules?: ExecRule[]
+  /** Result when no rule matches. */
+  default_result?: ExecResult
+}
+
+export interface ExecRule {
+  match: ExecMatch
+  result: ExecResult
+  /** Max times this rule matches; default 0 = unlimited. */
+  times?: number
+}
+
+/** At least one of cmd_exact, cmd_prefix, cmd_pattern is required. */
+export interface ExecMatch {
+  cmd_exact?: string
+  cmd_prefix?: string
+  /** JavaScript regular expression source, without slashes or flags. */
+  cmd_pattern?: string
+  /** All listed args must appear in the args array. */
+  args_contain?: string[]
+}
+
+export interface ExecResult {
+  /** Default `""`. */
+  stdout?: string
+  /** Default `""`. */
+  stderr?: string
+  /** Exit code; default 0. */
+  code?: number
+  /** Whether the process was killed (e.g. timeout); default false. */
+  killed?: boolean
+}
+
+/** Mock for tool-related hostcalls (pi.tool()). */
+export interface ToolsMock {
+  active_tools?: string[]
+  all_tools?: ToolDefinition[]
+  /** Matched by tool name. */
+  invocations?: ToolInvocationRule[]
+}
+
+export interface ToolDefinition {
+  name: string
+  description?: string
+  input_schema?: JsonObject
+  [key: string]: unknown
+}
+
+export interface ToolInvocationRule {
+  name: string
+  /** The invocation input must be a superset of this object. */
+  input_match?: JsonObject
+  result?: JsonObject
+  /** If set, returned as an error instead of a result. */
+  error?: string
+  /** Default 0 = unlimited. */
+  times?: number
+}
+
+/** UI operation mock: calls are captured as structured events instead of rendered. */
+export interface UiMock {
+  /** Default `true`. */
+  capture?: boolean
+  /** Canned responses keyed by UI operation name. */
+  responses?: JsonObject
+  /** Default `true`. */
+  confirm_default?: boolean
+  /** Default `""`. */
+  dialog_default?: string
+}
+
+export interface EventsMock {
+  /** Ordered list of events to fire. */
+  fire_sequence?: EventFire[]
+}
+
+export type MockEventName =
+  | 'tool_call'
+  | 'tool_result'
+  | 'turn_start'
+  | 'turn_end'
+  | 'before_agent_start'
+  | 'input'
+  | 'context'
+  | 'resources_discover'
+  | 'user_bash'
+  | 'session_before_compact'
+  | 'session_before_tree'
+
+export interface EventFire {
+  event: MockEventName
+  payload?: JsonObject
+  /** Expected handler return value, for assertions. */
+  expected_response?: JsonObject
+}
+
+export type ThinkingLevel = 'off' | 'low' | 'medium' | 'high'
+
+/** Model and thinking level state for model/thinking APIs. */
+export interface ModelMock {
+  current?: CurrentModel
+  /** Default `"off"`. */
+  thinking_level?: ThinkingLevel
+  available_models?: AvailableModel[]
+  /** Default `true`: setModel/setThinkingLevel succeed; `false`: they return errors. */
+  accept_mutations?: boolean
+}
+
+export interface CurrentModel {
+  provider?: string
+  model_id?: string
+  name?: string
+}
+
+export interface AvailableModel {
+  provider: string
+  id: string
+  name: string
+  /** Default false. */
+  reasoning?: boolean
+  /** Default `["text"]`. */
+  input?: string[]
+  context_window?: number
+  max_tokens?: number
+  cost?: ModelCost
+  [key: string]: unknown
+}
+
+export interface ModelCost {
+  input?: number
+  output?: number
+}

@@ -1,0 +1,213 @@
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
+import schema from './schema.json' with { type: 'json' }
+import type { MockSpec } from './types.js'
+
+export interface MockSpecProblem {
+  /** RFC 6901 pointer into the spec; `''` is the document root (or the file itself). */
+  pointer: string
+  message: string
+}
+
+export interface ValidateMockSpecOptions {
+  /** Shown at the start of every problem line; defaults to `mock spec`. */
+  source?: string
+  /** When given, `extension_id` must be one of these. */
+  extensionIds?: readonly string[]
+}
+
+const DEFAULT_SOURCE = 'mock spec'
+const HTTP_MATCH_KEYS = 'must have one of url_exact, url_prefix, url_pattern, headers, body_contains'
+const EXEC_MATCH_KEYS = 'must have one of cmd_exact, cmd_prefix, cmd_pattern'
+// Allowed-name lists longer than this stop helping and start burying the actual problem.
+const MAX_ALLOWED_LIST_LENGTH = 100
+
+/** Every problem found in one mock spec; the message has one `<source>: <pointer>: <message>` line per problem. */
+export class MockSpecError extends Error {
+  override readonly name = 'MockSpecError'
+  readonly source: string
+  readonly problems: readonly MockSpecProblem[]
+
+  constructor(source: string, problems: readonly MockSpecProblem[]) {
+    super(problems.map((problem) => formatProblem(source, problem)).join('\n'))
+    this.source = source
+    this.problems = problems
+  }
+}
+
+// The root pointer is empty, so it is left out rather than printed as a dangling ": ".
+function formatProblem(source: string, { pointer, message }: MockSpecProblem): string {
+  return pointer === '' ? `${source}: ${message}` : `${source}: ${pointer}: ${message}`
+}
+
+// strict: false because the schema carries annotation keywords (default, description) on purpose.
+const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true })
+const validateSchema = ajv.compile(schema)
+
+/** Returns the spec typed and unchanged (defaults not filled in), or throws one MockSpecError with every schema and cross-field problem. */
+export function validateMockSpec(value: unknown, options: ValidateMockSpecOptions = {}): MockSpec {
+  const problems = validateSchema(value) ? [] : schemaProblems(validateSchema.errors ?? [])
+  problems.push(...semanticProblems(value, options.extensionIds))
+  if (problems.length > 0) {
+    throw new MockSpecError(options.source ?? DEFAULT_SOURCE, sortProblems(value, dedupe(problems)))
+  }
+  return value as MockSpec
+}
+
+interface Entry extends MockSpecProblem {
+  keyword: string
+  schemaPath: string
+}
+
+function schemaProblems(errors: readonly ErrorObject[]): MockSpecProblem[] {
+  const entries: Entry[] = []
+  for (const error of errors) {
+    if (error.keyword !== 'anyOf' && error.keyword !== 'oneOf') {
+      entries.push(toEntry(error, describe(error)))
+      continue
+    }
+    // Ajv reports a failed anyOf/oneOf right after its branch errors, all located at or below the same instance.
+    const ownTypePath = error.schemaPath.replace(/\/(anyOf|oneOf)$/, '/type')
+    const branches: Entry[] = []
+    let last = entries.at(-1)
+    while (last && isWithin(last.pointer, error.instancePath) && last.schemaPath !== ownTypePath) {
+      branches.unshift(last)
+      entries.pop()
+      last = entries.at(-1)
+    }
+    entries.push(...collapseBranches(error, branches))
+  }
+  return entries.map(({ pointer, message }) => ({ pointer, message }))
+}
+
+function collapseBranches(error: ErrorObject, branches: readonly Entry[]): Entry[] {
+  if (error.schemaPath.endsWith('/$defs/http_match/anyOf')) return [toEntry(error, HTTP_MATCH_KEYS)]
+  if (error.schemaPath.endsWith('/$defs/exec_match/anyOf')) return [toEntry(error, EXEC_MATCH_KEYS)]
+  // A branch whose type fit produced errors further down: those are the real problem, the other branches are noise.
+  const deeper = branches.filter((branch) => branch.pointer !== error.instancePath)
+  if (deeper.length > 0) return deeper
+  const types = branches.filter((branch) => branch.keyword === 'type').map((branch) => branch.message.replace(/^must be /, ''))
+  if (types.length > 0) return [toEntry(error, `must be ${types.join(' or ')}`)]
+  return [toEntry(error, error.message ?? 'is invalid')]
+}
+
+function toEntry(error: ErrorObject, message: string): Entry {
+  return { pointer: error.instancePath, message, keyword: error.keyword, schemaPath: error.schemaPath }
+}
+
+function isWithin(pointer: string, ancestor: string): boolean {
+  return pointer === ancestor || pointer.startsWith(`${ancestor}/`)
+}
+
+function describe(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>
+  switch (error.keyword) {
+    case 'required':
+      return `missing required property "${String(params.missingProperty)}"`
+    case 'additionalProperties':
+      return unknownProperty(String(params.additionalProperty), error.parentSchema)
+    case 'enum':
+      return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
+    case 'type':
+      return `must be ${Array.isArray(params.type) ? params.type.join(' or ') : String(params.type)}`
+    default:
+      return error.message ?? 'is invalid'
+  }
+}
+
+function unknownProperty(name: string, parentSchema: ErrorObject['parentSchema']): string {
+  const properties: unknown = parentSchema?.properties
+  const allowed = isObject(properties) ? Object.keys(properties).join(', ') : ''
+  if (allowed === '' || allowed.length > MAX_ALLOWED_LIST_LENGTH) return `unknown property "${name}"`
+  return `unknown property "${name}" (allowed: ${allowed})`
+}
+
+function semanticProblems(value: unknown, extensionIds: readonly string[] | undefined): MockSpecProblem[] {
+  const problems: MockSpecProblem[] = []
+  if (!isObject(value)) return problems
+  const id = value.extension_id
+  if (extensionIds !== undefined && typeof id === 'string' && !extensionIds.includes(id)) {
+    const expected = extensionIds.length > 0 ? extensionIds.join(', ') : 'none loaded'
+    problems.push({ pointer: '/extension_id', message: `"${id}" does not match the extension under test (${expected})` })
+  }
+  if (isObject(value.http)) {
+    listOf(value.http.rules).forEach((rule, index) => {
+      if (!isObject(rule)) return
+      const at = `/http/rules/${index}`
+      if (isObject(rule.match)) checkPattern(rule.match.url_pattern, `${at}/match/url_pattern`, problems)
+      checkBody(rule.response, `${at}/response`, problems)
+    })
+    checkBody(value.http.default_response, '/http/default_response', problems)
+  }
+  if (isObject(value.exec)) {
+    listOf(value.exec.rules).forEach((rule, index) => {
+      if (isObject(rule) && isObject(rule.match)) {
+        checkPattern(rule.match.cmd_pattern, `/exec/rules/${index}/match/cmd_pattern`, problems)
+      }
+    })
+  }
+  return problems
+}
+
+// Patterns are compiled without flags, the same way a runtime would build them from a plain string.
+function checkPattern(pattern: unknown, pointer: string, problems: MockSpecProblem[]): void {
+  if (typeof pattern !== 'string') return
+  try {
+    new RegExp(pattern)
+  } catch (error) {
+    // V8 says "Invalid regular expression: /<source>/: <reason>"; the pointer already identifies the source.
+    const message = error instanceof Error ? error.message : String(error)
+    problems.push({ pointer, message: `invalid regular expression: ${message.slice(message.lastIndexOf(': ') + 2)}` })
+  }
+}
+
+function checkBody(response: unknown, pointer: string, problems: MockSpecProblem[]): void {
+  if (isObject(response) && response.body !== undefined && response.body_json !== undefined) {
+    problems.push({ pointer, message: 'must not have both body and body_json' })
+  }
+}
+
+function dedupe(problems: readonly MockSpecProblem[]): MockSpecProblem[] {
+  const seen = new Set<string>()
+  return problems.filter(({ pointer, message }) => {
+    const key = `${pointer}\0${message}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
+// Problems follow the order of the document itself; the sort is stable, so problems at one spot keep schema order.
+function sortProblems(value: unknown, problems: readonly MockSpecProblem[]): MockSpecProblem[] {
+  const ranked = problems.map((problem) => ({ problem, rank: documentPosition(value, problem.pointer) }))
+  ranked.sort((a, b) => compareRanks(a.rank, b.rank))
+  return ranked.map(({ problem }) => problem)
+}
+
+// A pointer's position as the index of each segment among its parent's keys (or array items), in document order.
+function documentPosition(value: unknown, pointer: string): number[] {
+  const rank: number[] = []
+  let current = value
+  for (const raw of pointer === '' ? [] : pointer.slice(1).split('/')) {
+    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~')
+    const keys = Array.isArray(current) ? current.map((_, index) => String(index)) : isObject(current) ? Object.keys(current) : []
+    const index = keys.indexOf(segment)
+    rank.push(index === -1 ? Number.MAX_SAFE_INTEGER : index)
+    current = index === -1 ? undefined : (current as Record<string, unknown>)[segment]
+  }
+  return rank
+}
+
+function compareRanks(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] !== b[i]) return a[i]! - b[i]!
+  }
+  return a.length - b.length
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function listOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : []
+}
