@@ -1,0 +1,215 @@
+import type { ChildProcess } from 'node:child_process'
+import { statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { Readable } from 'node:stream'
+import { x } from 'tinyexec'
+import { OutputTail } from './output-tail.js'
+
+export const PROJECT_SCRIPTS = ['test', 'build', 'format:check', 'lint', 'typecheck'] as const
+export type ProjectScript = (typeof PROJECT_SCRIPTS)[number]
+export type RunStatus = 'passed' | 'failed' | 'timed-out' | 'cancelled'
+
+export const DEFAULT_TIMEOUT_MS = 120_000
+export const MIN_TIMEOUT_MS = 100
+export const MAX_TIMEOUT_MS = 600_000
+/** How long the pipes may stay open after the leader exits before leftovers are killed. */
+export const DRAIN_MS = 500
+/** Grace between SIGTERM and SIGKILL to the process group. */
+export const KILL_GRACE_MS = 1_000
+const GROUP_POLL_MS = 50
+// Lets the last bytes written before a kill reach the tail without waiting on a stranger holding the pipes.
+const PIPE_FLUSH_MS = 200
+
+export interface BoundedRunOptions {
+  command: string
+  args?: readonly string[]
+  cwd?: string
+  /** Integer from 100 to 600000; defaults to 120000. */
+  timeoutMs?: number
+  signal?: AbortSignal
+  /** Merged over process.env; a key set to undefined removes that variable. */
+  env?: NodeJS.ProcessEnv
+}
+
+export interface BoundedRunResult {
+  status: RunStatus
+  exitCode: number | null
+  signal: string | null
+  durationMs: number
+  cwd: string
+  /** Last 12 KiB of stdout and stderr in arrival order, decoded and sanitized. */
+  outputTail: string
+  outputBytes: number
+}
+
+export interface ProjectScriptOptions {
+  script?: ProjectScript
+  cwd?: string
+  timeoutMs?: number
+  signal?: AbortSignal
+  /** Wrapper argv that runs npm, e.g. ['sfw', 'npm']; `run <script>` is appended. */
+  npmCommand?: readonly string[]
+  env?: NodeJS.ProcessEnv
+}
+
+export type ProjectScriptResult = BoundedRunResult & { script: ProjectScript }
+
+let activeScript: { script: ProjectScript; cwd: string } | undefined
+
+export function validateTimeoutMs(timeoutMs: unknown = DEFAULT_TIMEOUT_MS): number {
+  if (typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs >= MIN_TIMEOUT_MS && timeoutMs <= MAX_TIMEOUT_MS) {
+    return timeoutMs
+  }
+  const shown = typeof timeoutMs === 'string' ? JSON.stringify(timeoutMs) : String(timeoutMs)
+  throw new RangeError(`timeoutMs must be an integer from ${MIN_TIMEOUT_MS} to ${MAX_TIMEOUT_MS}, got ${shown}`)
+}
+
+/** Runs one allowed npm script of the project in `cwd`, one at a time per process. */
+export async function runProjectScript(options: ProjectScriptOptions = {}): Promise<ProjectScriptResult> {
+  const script = options.script ?? 'test'
+  if (!(PROJECT_SCRIPTS as readonly unknown[]).includes(script)) {
+    throw new TypeError(`script must be one of ${PROJECT_SCRIPTS.join(', ')}; got ${JSON.stringify(script)}`)
+  }
+  validateTimeoutMs(options.timeoutMs)
+  const cwd = resolve(options.cwd ?? process.cwd())
+  if (activeScript) {
+    throw new Error(`a project script is already running: ${activeScript.script} in ${activeScript.cwd}`)
+  }
+  const [command, ...prefixArgs] = resolveNpmCommand(options.npmCommand)
+  activeScript = { script, cwd }
+  try {
+    const { timeoutMs, signal, env } = options
+    const result = await runBounded({ command: command!, args: [...prefixArgs, 'run', script], cwd, timeoutMs, signal, env })
+    return { ...result, script }
+  } finally {
+    activeScript = undefined
+  }
+}
+
+function resolveNpmCommand(npmCommand: readonly string[] | undefined): string[] {
+  if (npmCommand !== undefined) {
+    if (!Array.isArray(npmCommand) || npmCommand.length === 0 || !npmCommand.every((part) => typeof part === 'string' && part !== '')) {
+      throw new TypeError('npmCommand must be a non-empty array of non-empty strings')
+    }
+    return [...npmCommand]
+  }
+  const npmCli = process.env.npm_execpath
+  // Reusing the npm that launched us avoids a PATH lookup and a shell shim.
+  if (npmCli && /\.c?js$/.test(npmCli) && statSync(npmCli, { throwIfNoEntry: false })?.isFile()) {
+    return [process.execPath, npmCli]
+  }
+  return ['npm']
+}
+
+/**
+ * Runs `command` as the leader of its own process group with a hard time
+ * limit, keeping only a bounded tail of its output, and leaves no process of
+ * the group behind. A missing cwd or a spawn failure (e.g. ENOENT) rejects.
+ */
+export async function runBounded(options: BoundedRunOptions): Promise<BoundedRunResult> {
+  const timeoutMs = validateTimeoutMs(options.timeoutMs)
+  const cwd = resolve(options.cwd ?? process.cwd())
+  if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`cwd is not a directory: ${cwd}`)
+  const { signal } = options
+  // An already-aborted signal spawns nothing: the caller no longer wants the run.
+  if (signal?.aborted) {
+    return { status: 'cancelled', exitCode: null, signal: null, durationMs: 0, cwd, outputTail: '', outputBytes: 0 }
+  }
+
+  const startedAt = performance.now()
+  // tinyexec only buffers when awaited or iterated; we read its child's streams ourselves and never await it.
+  // Its own timeout/signal options are not used: they would signal the leader only, not the group.
+  const child = x(options.command, options.args ?? [], {
+    throwOnError: false,
+    // Resolve the command from the caller's PATH only, not from node_modules/.bin under cwd.
+    nodePath: false,
+    nodeOptions: { cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+  }).process as ChildProcess
+  const pipes = [child.stdout, child.stderr] as Readable[]
+
+  const tail = new OutputTail()
+  const pipesClosed = Promise.all(
+    pipes.map((pipe) => {
+      pipe.on('data', (chunk: Buffer) => tail.push(chunk))
+      return new Promise((done) => pipe.once('close', done))
+    }),
+  )
+  const leaderExit = new Promise<{ exitCode: number | null; signal: string | null }>((done, fail) => {
+    child.once('exit', (exitCode, exitSignal) => done({ exitCode, signal: exitSignal }))
+    child.once('error', fail)
+  })
+
+  let stopTimer: NodeJS.Timeout | undefined
+  let onAbort: (() => void) | undefined
+  const stopRequested = new Promise<'timed-out' | 'cancelled'>((done) => {
+    stopTimer = setTimeout(() => done('timed-out'), timeoutMs)
+    onAbort = () => done('cancelled')
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+
+  try {
+    const first = await Promise.race([leaderExit, stopRequested])
+    let status: RunStatus
+    if (typeof first === 'string') {
+      status = first
+      await terminateGroup(child)
+    } else {
+      status = first.exitCode === 0 ? 'passed' : 'failed'
+      clearTimeout(stopTimer)
+      // Descendants that outlive the leader must not keep the call waiting, nor keep running.
+      await settleWithin(pipesClosed, DRAIN_MS)
+      await terminateGroup(child)
+    }
+    await settleWithin(pipesClosed, PIPE_FLUSH_MS)
+    for (const pipe of pipes) pipe.destroy()
+    const exit = await leaderExit
+    return {
+      status,
+      ...exit,
+      durationMs: Math.round(performance.now() - startedAt),
+      cwd,
+      outputTail: tail.text(),
+      outputBytes: tail.totalBytes,
+    }
+  } finally {
+    clearTimeout(stopTimer)
+    if (onAbort) signal?.removeEventListener('abort', onAbort)
+    for (const pipe of pipes) pipe.destroy()
+  }
+}
+
+/** SIGTERM to the whole group, then SIGKILL after the grace period unless the group is already gone. */
+async function terminateGroup(child: ChildProcess): Promise<void> {
+  if (!signalGroup(child, 'SIGTERM')) return
+  for (let waited = 0; waited < KILL_GRACE_MS; waited += GROUP_POLL_MS) {
+    await sleep(GROUP_POLL_MS)
+    if (!signalGroup(child, 0)) return
+  }
+  signalGroup(child, 'SIGKILL')
+}
+
+/** Returns false when there is nothing (left) to signal. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals | 0): boolean {
+  if (child.pid === undefined) return false
+  try {
+    // Windows has no process groups; the leader is all we can reach there.
+    if (process.platform === 'win32') return child.kill(signal)
+    process.kill(-child.pid, signal)
+    return true
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    // ESRCH: the group is gone. EPERM: macOS reports it for a group of zombies; nothing we may signal remains.
+    if (code === 'ESRCH' || code === 'EPERM') return false
+    throw error
+  }
+}
+
+async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  await Promise.race([promise, new Promise((done) => (timer = setTimeout(done, ms)))])
+  clearTimeout(timer)
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms))
+}
