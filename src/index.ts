@@ -13,3 +13,4 @@ export type {
   ToolResultRecord,
   UICallRecord,
 } from './records.js'
+export { createMockPi, type MockPi, type MockPiCall, type MockPiResponse } from './mock-pi.js'

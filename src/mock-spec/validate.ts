@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module'
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
-import schema from './schema.json' with { type: 'json' }
 import type { MockSpec } from './types.js'
 
 export interface MockSpecProblem {
@@ -14,6 +14,9 @@ export interface ValidateMockSpecOptions {
   /** When given, `extension_id` must be one of these. */
   extensionIds?: readonly string[]
 }
+
+// require() reads JSON on every Node 20.x; JSON import attributes need 20.10.
+const schema = createRequire(import.meta.url)('./schema.json') as object
 
 const DEFAULT_SOURCE = 'mock spec'
 const HTTP_MATCH_KEYS = 'must have one of url_exact, url_prefix, url_pattern, headers, body_contains'
