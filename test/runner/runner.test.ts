@@ -15,10 +15,10 @@ import {
 const RECORD_INVOCATION_JS = `
 require('node:fs').appendFileSync('invocations.log', JSON.stringify({ execPath: process.execPath, args: process.argv.slice(2) }) + '\\n')
 `
-// Stands in for a long run: announces itself, then waits to be killed.
+// Stands in for a long run: prints (synchronously, to a pipe) before announcing its pid, then waits to be killed.
 const WAIT_FOR_KILL_JS = `
-require('node:fs').writeFileSync('started.pid', String(process.pid))
 console.log('waiting')
+require('node:fs').writeFileSync('started.pid', String(process.pid))
 setInterval(() => {}, 1000)
 `
 
