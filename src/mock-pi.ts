@@ -1,5 +1,5 @@
 // A fake `pi` executable on PATH, for extensions that spawn Pi itself (subagents, handoffs).
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { chmodSync, readdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { setEnv } from './isolation.js'
@@ -41,14 +41,19 @@ export interface MockPi {
 
 const RESPONSE_KEYS = new Set(['output', 'jsonl', 'stderr', 'exitCode', 'delay', 'writeFiles'])
 
-// The executable: answers from queue.json and records each call (stdin is left alone: a caller may never close it).
+// The executable: answers from queue.json and records each call in its own file (stdin is left alone: a caller may never close it).
 const SCRIPT = `
 const fs = require('node:fs'), path = require('node:path')
 const dir = __dirname
 const queue = JSON.parse(fs.readFileSync(path.join(dir, 'queue.json'), 'utf8'))
-const count = fs.readFileSync(path.join(dir, 'calls.jsonl'), 'utf8').split('\\n').filter(Boolean).length
-fs.appendFileSync(path.join(dir, 'calls.jsonl'), JSON.stringify({ args: process.argv.slice(2), cwd: process.cwd() }) + '\\n')
-const r = queue.length ? queue[Math.min(count, queue.length - 1)] : { stderr: 'mock pi: no response queued (call onCall first)\\n', exitCode: 1 }
+// Claim the next call number with an exclusive create, so that parallel calls never share one.
+let index = 0, fd
+for (;; index++) {
+  try { fd = fs.openSync(path.join(dir, 'call-' + index + '.json'), 'wx'); break } catch (e) { if (e.code !== 'EEXIST') throw e }
+}
+fs.writeSync(fd, JSON.stringify({ args: process.argv.slice(2), cwd: process.cwd() }))
+fs.closeSync(fd)
+const r = queue.length ? queue[Math.min(index, queue.length - 1)] : { stderr: 'mock pi: no response queued (call onCall first)\\n', exitCode: 1 }
 setTimeout(() => {
   for (const [file, text] of Object.entries(r.writeFiles || {})) {
     fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
@@ -64,15 +69,17 @@ setTimeout(() => {
 export function createMockPi(): MockPi {
   const dir = mkdtempSync(join(tmpdir(), 'pi-mock-bin-'))
   const queuePath = join(dir, 'queue.json')
-  const callsPath = join(dir, 'calls.jsonl')
   const queue: MockPiResponse[] = []
   const save = () => writeFileSync(queuePath, JSON.stringify(queue))
   writeFileSync(join(dir, 'pi.cjs'), SCRIPT)
   writeFileSync(join(dir, 'pi'), `#!/bin/sh\nexec "${process.execPath}" "${join(dir, 'pi.cjs')}" "$@"\n`)
   chmodSync(join(dir, 'pi'), 0o755)
-  writeFileSync(callsPath, '')
   save()
   let restorePath: (() => void) | undefined
+  const callFiles = () =>
+    (existsSync(dir) ? readdirSync(dir) : [])
+      .filter((file) => /^call-\d+\.json$/.test(file))
+      .sort((a, b) => Number(a.slice(5, -5)) - Number(b.slice(5, -5)))
 
   const mock: MockPi = {
     dir,
@@ -95,16 +102,10 @@ export function createMockPi(): MockPi {
     reset() {
       queue.length = 0
       save()
-      writeFileSync(callsPath, '')
+      for (const file of callFiles()) rmSync(join(dir, file))
     },
     callCount: () => mock.calls().length,
-    calls: () =>
-      existsSync(callsPath)
-        ? readFileSync(callsPath, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((line) => JSON.parse(line) as MockPiCall)
-        : [],
+    calls: () => callFiles().map((file) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as MockPiCall),
     dispose() {
       mock.uninstall()
       rmSync(dir, { recursive: true, force: true })

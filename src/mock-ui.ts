@@ -84,6 +84,8 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks)
       if (script.strict) fail(`Unscripted dialog ${label}: strict mockUI needs an answer, e.g. mockUI: { ${method}: ... }`)
       return settle(DISMISSED[method])
     }
+    // A person answers on a later event, after Pi has finished what it was doing (e.g. ending a run).
+    await new Promise((resolve) => setImmediate(resolve))
     let answer: unknown
     if (Array.isArray(configured)) {
       const used = queues.get(method) ?? 0

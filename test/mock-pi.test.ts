@@ -125,6 +125,17 @@ describe('createMockPi', () => {
     expect(mockPi.callCount()).toBe(3)
   })
 
+  it('gives parallel calls distinct responses, each claimed once', async () => {
+    mockPi = createMockPi()
+    for (let i = 0; i < 16; i++) mockPi.onCall({ output: `answer ${i}` })
+    mockPi.install()
+    const { execFile } = await import('node:child_process')
+    const run = () => new Promise<string>((resolve, reject) => execFile('pi', [], (error, stdout) => (error ? reject(error) : resolve(stdout))))
+    const answers = await Promise.all(Array.from({ length: 16 }, run))
+    expect(answers.sort()).toEqual(Array.from({ length: 16 }, (_, i) => `answer ${i}`).sort())
+    expect(mockPi.callCount()).toBe(16)
+  })
+
   it('writes jsonl one JSON document per line, after output', () => {
     mockPi = createMockPi()
     mockPi.onCall({ output: 'starting\n', jsonl: [{ type: 'message', text: 'hi' }, { type: 'agent_end' }] })
