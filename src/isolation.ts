@@ -1,6 +1,7 @@
 // Keeps Pi and the extension under test away from the real home: a temp HOME and agent dir, offline.
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { syncBuiltinESMExports } from 'node:module'
+import os, { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 export interface Isolation {
@@ -44,10 +45,12 @@ export function enterIsolation(): { isolation: Isolation; leave: () => void } {
       PI_TELEMETRY: '0',
       JITI_FS_CACHE: 'false',
     })
+    const restoreHomedir = replaceHomedir(home)
     slot[ISOLATION] = {
       isolation: { home, agentDir },
       users: 0,
       restore: () => {
+        restoreHomedir()
         restoreEnv()
         rmSync(home, { recursive: true, force: true })
       },
@@ -66,5 +69,26 @@ export function enterIsolation(): { isolation: Isolation; leave: () => void } {
         entry.restore()
       }
     },
+  }
+}
+
+// In worker threads os.homedir() reads the process's real environment, not the thread's copy of
+// process.env. It is replaced once, by a function that reads the active temp home: a VM pool may keep
+// a copy of the builtin's exports across files, so the function itself must never change.
+const HOME = Symbol.for('vitest-environment-pi:home')
+type HomeHolder = { [HOME]?: string }
+type Isolated = typeof os.homedir & { isolated?: true }
+
+function replaceHomedir(home: string): () => void {
+  if (!(os.homedir as Isolated).isolated) {
+    const original = os.homedir
+    os.homedir = Object.assign(() => (process as HomeHolder)[HOME] ?? original(), { isolated: true as const })
+    syncBuiltinESMExports()
+  }
+  const holder = process as HomeHolder
+  const previous = holder[HOME]
+  holder[HOME] = home
+  return () => {
+    holder[HOME] = previous
   }
 }

@@ -1,0 +1,30 @@
+// The session fixture, for users who prefer fixtures: test('...', async ({ session }) => ...).
+import { test as base, type TestAPI } from 'vitest'
+import type { TestSession, TestSessionOptions } from '../src/session.js'
+import { createTestSession } from './sessions.js'
+
+export interface PiFixtures {
+  /** Options for the `session` fixture; override with test.override({ sessionOptions: {...} }). */
+  sessionOptions: TestSessionOptions
+  /** A test session built lazily with the file's defaults and `sessionOptions`, disposed after the test. */
+  session: TestSession
+}
+
+const extend = () =>
+  base.extend<PiFixtures>({
+    sessionOptions: {},
+    session: async ({ sessionOptions }, use) => {
+      const t = await createTestSession(sessionOptions)
+      await use(t)
+      await t.dispose()
+    },
+  })
+
+let extended: TestAPI<PiFixtures> | undefined
+
+// Vitest imports this module as the environment, before any suite exists, when test.extend would
+// throw; the fixture is built on first use, inside the test file.
+export const test = new Proxy(function () {} as unknown as TestAPI<PiFixtures>, {
+  apply: (_target, thisArg, args) => Reflect.apply((extended ??= extend()) as never, thisArg, args),
+  get: (_target, key) => Reflect.get((extended ??= extend()) as object, key),
+})

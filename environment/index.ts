@@ -1,0 +1,49 @@
+// vitest-environment-pi: the Environment (default export), the harness and the matchers' types.
+import type { PiMatchers } from '../matchers/index.js'
+import type { PiEnvironmentOptions } from './defaults.js'
+import { environment } from './environment.js'
+
+export default environment
+export { createTestSession } from './sessions.js'
+export { test, type PiFixtures } from './fixture.js'
+export type { PiEnvironmentOptions } from './defaults.js'
+export { piSerializer } from './serializer.js'
+export type { PiMatchers, ExpectedToolResult, TextMatcher, DialogMethod } from '../matchers/index.js'
+export {
+  calls,
+  says,
+  thinks,
+  parallel,
+  fails,
+  when,
+  TIMEOUT,
+  createMockPi,
+  type Action,
+  type Turn,
+  type ToolCallAction,
+  type ToolParams,
+  type TestSession,
+  type TestSessionOptions,
+  type MockUIOptions,
+  type DialogScript,
+  type MockToolHandler,
+  type MockToolResult,
+  type MockPi,
+  type MockPiCall,
+  type MockPiResponse,
+  type ToolCallRecord,
+  type ToolResultRecord,
+  type UICallRecord,
+  type ModelRequestRecord,
+  type ExtensionErrorRecord,
+  type SessionRecords,
+} from '../src/index.js'
+
+declare module 'vitest' {
+  interface Assertion<T = any> extends PiMatchers<T> {}
+  interface AsymmetricMatchersContaining extends PiMatchers {}
+  interface ProvidedContext {
+    /** The config's environmentOptions.pi, provided by the pi() plugin. */
+    'pi:defaults': PiEnvironmentOptions
+  }
+}

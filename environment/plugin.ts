@@ -1,0 +1,39 @@
+// pi(): the one line in vitest.config.ts that sets the environment, the setup file, the global setup
+// and the session defaults.
+/// <reference types="vitest/config" />
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Plugin } from 'vite'
+import type { PiEnvironmentOptions } from './defaults.js'
+
+export interface PiPluginOptions extends PiEnvironmentOptions {}
+
+// Next to this file: .js once built, .ts when run from source.
+function sibling(name: string): string {
+  const js = fileURLToPath(new URL(`./${name}.js`, import.meta.url))
+  return existsSync(js) ? js : fileURLToPath(new URL(`./${name}.ts`, import.meta.url))
+}
+
+const toArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value])
+
+export function pi(options: PiPluginOptions = {}): Plugin {
+  return {
+    name: 'vitest-environment-pi',
+    // The config hook runs before Vitest resolves its config, so the setup file is inlined by Vite;
+    // mutating (instead of returning a partial config) puts our setup file before the user's.
+    config(config) {
+      const test = (config.test ??= {})
+      test.environment = 'pi'
+      const defaults: PiEnvironmentOptions = {
+        // Relative extension paths resolve against the project root, wherever the workers run.
+        root: resolve(config.root ?? process.cwd()),
+        ...options,
+        ...(test.environmentOptions?.pi as PiEnvironmentOptions | undefined),
+      }
+      test.environmentOptions = { ...test.environmentOptions, pi: defaults }
+      test.provide = { ...test.provide, 'pi:defaults': defaults }
+      test.setupFiles = [sibling('setup'), ...toArray(test.setupFiles).filter((file) => !/vitest-environment-pi\/setup$/.test(file))]
+    },
+  }
+}

@@ -1,0 +1,44 @@
+// The matchers, for expect.extend; the setup file registers them.
+import { toHaveSaid, toHaveSentToModel } from './model.js'
+import { toHaveRegisteredCommand, toHaveRegisteredTool } from './registrations.js'
+import { toHaveBlocked, toHaveCalledTool, toHaveCalledToolsInOrder, toHaveCalledToolTimes } from './tool-calls.js'
+import { toHaveToolResult, type ExpectedToolResult } from './tool-results.js'
+import { toHaveNotified, toHavePrompted, toHaveSetStatus, type DialogMethod } from './ui.js'
+import type { TextMatcher } from './text.js'
+
+export const piMatchers = {
+  toHaveCalledTool,
+  toHaveCalledToolTimes,
+  toHaveCalledToolsInOrder,
+  toHaveBlocked,
+  toHaveToolResult,
+  toHaveNotified,
+  toHavePrompted,
+  toHaveSetStatus,
+  toHaveSaid,
+  toHaveSentToModel,
+  toHaveRegisteredTool,
+  toHaveRegisteredCommand,
+}
+
+export type { DialogMethod, ExpectedToolResult, TextMatcher }
+
+/** The matchers as `expect(t)` sees them; R is what each returns. */
+export interface PiMatchers<R = unknown> {
+  /** Some call of `name`; `params` match like expect.objectContaining and may hold asymmetric matchers. */
+  toHaveCalledTool(name: string, params?: Record<string, unknown>): R
+  toHaveCalledToolTimes(name: string, times: number): R
+  /** The tools were called in this order; other calls may come between. */
+  toHaveCalledToolsInOrder(names: string[]): R
+  /** Some call of `name` was blocked by a tool_call hook; a string reason matches as a substring. */
+  toHaveBlocked(name: string, reason?: TextMatcher): R
+  toHaveToolResult(name: string, expected: ExpectedToolResult): R
+  toHaveNotified(message: TextMatcher, level?: 'info' | 'warning' | 'error'): R
+  toHavePrompted(method: DialogMethod, title?: TextMatcher): R
+  /** `toHaveSetStatus(key)` any text; `toHaveSetStatus(key, undefined)` a cleared status. */
+  toHaveSetStatus(key: string, text?: TextMatcher): R
+  toHaveSaid(text: TextMatcher): R
+  toHaveSentToModel(text: TextMatcher): R
+  toHaveRegisteredTool(name: string): R
+  toHaveRegisteredCommand(name: string): R
+}

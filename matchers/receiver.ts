@@ -1,0 +1,37 @@
+// What a matcher receives: a test session, or its records.
+import type { AgentSession } from '@mariozechner/pi-coding-agent'
+import type { SessionRecords } from '../src/records.js'
+import type { TestSession } from '../src/session.js'
+
+export interface Received {
+  events: SessionRecords
+  session?: AgentSession
+}
+
+// Duck-typed: the package may be loaded twice (dist and src), so instanceof would lie.
+const isRecords = (value: unknown): value is SessionRecords =>
+  typeof value === 'object' && value !== null && Array.isArray((value as SessionRecords).toolCalls) && Array.isArray((value as SessionRecords).ui)
+
+export function receivedOf(value: unknown): Received | undefined {
+  if (isRecords(value)) return { events: value }
+  const t = value as Partial<TestSession> | null
+  if (typeof t === 'object' && t !== null && isRecords(t.events)) return { events: t.events, ...(t.session ? { session: t.session } : {}) }
+  return undefined
+}
+
+export class InvalidReceiverError extends TypeError {}
+
+export function requireReceived(value: unknown, matcher: string, needsSession = false): Received {
+  const received = receivedOf(value)
+  if (!received || (needsSession && !received.session)) {
+    const what = needsSession ? 'a test session (createTestSession)' : 'a test session or its events'
+    throw new InvalidReceiverError(`expect(received).${matcher}(): received must be ${what}, got ${describeValue(value)}`)
+  }
+  return received
+}
+
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return String(value)
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'object' ? `an object with keys ${Object.keys(value).slice(0, 5).join(', ') || '(none)'}` : `a ${typeof value}`
+}

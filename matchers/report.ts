@@ -1,0 +1,35 @@
+// The one shape of every failure message: a hint saying what was checked, then what happened instead.
+import type { MatcherResult, MatcherState } from 'vitest'
+
+type SyncResult = Exclude<MatcherResult, Promise<unknown>>
+
+export interface Report {
+  matcher: string
+  /** The matcher's arguments as shown in the hint, e.g. 'name, params'. */
+  args: string
+  pass: boolean
+  /** What was expected, in words, for the positive and the negated form. */
+  expected: string
+  notExpected: string
+  /** What the records show instead. */
+  happened: () => string
+  actual?: unknown
+  expectedValue?: unknown
+}
+
+export function report(state: MatcherState, r: Report): SyncResult {
+  const { utils, isNot, promise } = state
+  const message = () =>
+    [
+      utils.matcherHint(`.${r.matcher}`, 'session', r.args, { isNot, promise }),
+      '',
+      isNot ? r.notExpected : r.expected,
+      '',
+      r.happened(),
+    ].join('\n')
+  return {
+    pass: r.pass,
+    message,
+    ...(r.actual === undefined && r.expectedValue === undefined ? {} : { actual: r.actual, expected: r.expectedValue }),
+  }
+}

@@ -1,0 +1,105 @@
+// Which tools the model called, how often, in what order, and which calls an extension blocked.
+import type { MatcherState } from 'vitest'
+import type { SessionRecords, ToolCallRecord } from '../src/records.js'
+import { requireReceived } from './receiver.js'
+import { report } from './report.js'
+import { callLine, compact, matchesText, matchesValue, numbered, printText, type TextMatcher } from './text.js'
+
+const describeCall = (call: ToolCallRecord) => callLine(call.toolName, call.input, call.blocked ? ` [blocked: ${call.blockReason}]` : '')
+
+/** Every call of the session, or a note that there was none. */
+export function allCalls(events: SessionRecords): string {
+  if (events.toolCalls.length === 0) return 'No tool was called.'
+  return `Tools called (${events.toolCalls.length}):\n${numbered(events.toolCalls.map(describeCall))}`
+}
+
+/** The call sharing the most top-level values with `params`: the one a diff explains best. */
+function closestCall(state: MatcherState, calls: ToolCallRecord[], params: Record<string, unknown>): ToolCallRecord | undefined {
+  let best: ToolCallRecord | undefined
+  let bestScore = -1
+  for (const call of calls) {
+    const score = Object.entries(params).filter(([key, value]) => state.equals(call.input[key], value)).length
+    if (score > bestScore) [best, bestScore] = [call, score]
+  }
+  return best
+}
+
+export function toHaveCalledTool(this: MatcherState, received: unknown, name: string, params?: Record<string, unknown>) {
+  const { events } = requireReceived(received, 'toHaveCalledTool')
+  const calls = events.toolCallsFor(name)
+  const matching = params === undefined ? calls : calls.filter((call) => matchesValue(this, call.input, params))
+  const pass = matching.length > 0
+  const closest = !pass && params !== undefined ? closestCall(this, calls, params) : undefined
+  const withParams = params === undefined ? '' : ` with ${compact(params)}`
+  return report(this, {
+    matcher: 'toHaveCalledTool',
+    args: params === undefined ? 'name' : 'name, params',
+    pass,
+    expected: `Expected ${name} to be called${withParams}.`,
+    notExpected: `Expected ${name} not to be called${withParams}.`,
+    happened: () => {
+      if (pass) return `It was called ${matching.length} time(s) that way:\n${numbered(matching.map(describeCall))}`
+      if (calls.length === 0) return `${name} was never called. ${allCalls(events)}`
+      return `${name} was called ${calls.length} time(s), never with matching params:\n${numbered(calls.map(describeCall))}\n\nDiff against the closest call:`
+    },
+    ...(closest ? { actual: closest.input, expectedValue: params } : {}),
+  })
+}
+
+export function toHaveCalledToolTimes(this: MatcherState, received: unknown, name: string, times: number) {
+  const { events } = requireReceived(received, 'toHaveCalledToolTimes')
+  const calls = events.toolCallsFor(name)
+  return report(this, {
+    matcher: 'toHaveCalledToolTimes',
+    args: 'name, times',
+    pass: calls.length === times,
+    expected: `Expected ${name} to be called ${times} time(s).`,
+    notExpected: `Expected ${name} not to be called exactly ${times} time(s).`,
+    happened: () =>
+      calls.length === 0 ? `${name} was never called. ${allCalls(events)}` : `${name} was called ${calls.length} time(s):\n${numbered(calls.map(describeCall))}`,
+  })
+}
+
+export function toHaveCalledToolsInOrder(this: MatcherState, received: unknown, names: string[]) {
+  const { events } = requireReceived(received, 'toHaveCalledToolsInOrder')
+  const sequence = events.toolSequence()
+  // A subsequence: other calls may come between the named ones.
+  let next = 0
+  for (const tool of sequence) if (tool === names[next]) next++
+  const pass = next === names.length
+  return report(this, {
+    matcher: 'toHaveCalledToolsInOrder',
+    args: 'names',
+    pass,
+    expected: `Expected the tools to be called in the order ${names.join(' → ')} (other calls may come between).`,
+    notExpected: `Expected the tools not to be called in the order ${names.join(' → ')}.`,
+    happened: () =>
+      `${pass ? 'They were' : `Only ${names.slice(0, next).join(' → ') || 'none of them'} matched in order; missing from there: ${names[next]}.`}\nCall sequence: ${sequence.join(' → ') || '(no calls)'}`,
+  })
+}
+
+export function toHaveBlocked(this: MatcherState, received: unknown, name: string, reason?: TextMatcher) {
+  const { events } = requireReceived(received, 'toHaveBlocked')
+  const calls = events.toolCallsFor(name)
+  const blocked = calls.filter((call) => call.blocked)
+  const matching = reason === undefined ? blocked : blocked.filter((call) => matchesText(this, call.blockReason, reason))
+  const because = reason === undefined ? '' : ` with a reason matching ${printText(reason)}`
+  return report(this, {
+    matcher: 'toHaveBlocked',
+    args: reason === undefined ? 'name' : 'name, reason',
+    pass: matching.length > 0,
+    expected: `Expected ${name} to be blocked${because}.`,
+    notExpected: `Expected ${name} not to be blocked${because}.`,
+    happened: () => {
+      if (calls.length === 0) return `${name} was never called. ${allCalls(events)}`
+      if (matching.length > 0) return `It was blocked ${matching.length} time(s):\n${numbered(matching.map(describeCall))}`
+      if (blocked.length > 0) return `${name} was blocked, but for other reasons:\n${numbered(blocked.map((c) => JSON.stringify(c.blockReason)))}`
+      const results = events.toolResultsFor(name)
+      const outcome = (call: ToolCallRecord) => {
+        const result = results.find((r) => r.toolCallId === call.toolCallId)
+        return result ? `${callLine(call.toolName, call.input)} → ${result.isError ? 'error: ' : ''}${compact(result.text)}` : `${callLine(call.toolName, call.input)} → (no result)`
+      }
+      return `${name} was not blocked: it ran and returned\n${numbered(calls.map(outcome))}`
+    },
+  })
+}

@@ -1,0 +1,34 @@
+import { existsSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { createTestSession, says, when, type TestSession } from 'vitest-environment-pi'
+
+let fileSession: TestSession
+let testCwd = ''
+const shutdowns: string[] = []
+
+beforeAll(async () => {
+  fileSession = await createTestSession({ extensions: [(pi) => pi.on('session_shutdown', () => void shutdowns.push('file'))] })
+})
+
+afterAll(() => {
+  // Disposed by the harness after this hook, at the end of the file.
+  expect(shutdowns).toEqual(['test'])
+})
+
+it('runs in an isolated home', async () => {
+  expect(process.env.PI_CODING_AGENT_DIR?.startsWith(homedir())).toBe(true)
+  expect(process.env.PI_OFFLINE).toBe('1')
+  await fileSession.run(when('hi', [says('hello')]))
+})
+
+it('disposes a session created in a test when the test ends', async () => {
+  const t = await createTestSession({ extensions: [(pi) => pi.on('session_shutdown', () => void shutdowns.push('test'))] })
+  testCwd = t.cwd
+  expect(existsSync(testCwd)).toBe(true)
+})
+
+it('... so the next test finds it gone', () => {
+  expect(shutdowns).toEqual(['test'])
+  expect(existsSync(testCwd)).toBe(false)
+})

@@ -1,0 +1,27 @@
+// Compiled with tsc --noEmit: every @ts-expect-error must meet an error, or tsc fails. This file does not
+// import the package: the matchers' types come from "vitest-environment-pi" in tsconfig's `types`.
+import { expect } from 'vitest'
+
+declare const t: { events: unknown }
+
+expect(t).toHaveCalledTool('bash', { command: expect.stringContaining('ls') })
+expect(t).not.toHaveBlocked('bash', /rm/)
+expect(t).toHaveToolResult('read', { text: 'x', isError: false })
+expect(t).toHavePrompted('confirm', 'Delete?')
+expect({ s: t }).toEqual({ s: expect.toHaveCalledTool('bash') })
+expect({ s: t }).toEqual({ s: expect.not.toHaveCalledTool('write') })
+
+// @ts-expect-error the tool name is a string
+expect(t).toHaveCalledTool(123)
+// @ts-expect-error params are an object
+expect(t).toHaveCalledTool('read', 'x')
+// @ts-expect-error no such matcher
+expect(t).toHaveCalledToolz('bash')
+// @ts-expect-error times is a number
+expect(t).toHaveCalledToolTimes('bash', '2')
+// @ts-expect-error not a dialog method
+expect(t).toHavePrompted('notify')
+// @ts-expect-error isError is a boolean
+expect(t).toHaveToolResult('read', { isError: 'yes' })
+// @ts-expect-error notify levels are info, warning, error
+expect(t).toHaveNotified('x', 'debug')
