@@ -27,7 +27,7 @@ export function pi(options: PiPluginOptions = {}): Plugin {
       test.environment = 'pi'
       const defaults: PiEnvironmentOptions = {
         // Relative extension paths resolve against the project root, wherever the workers run.
-        root: resolve(config.root ?? process.cwd()),
+        root: resolve(test.root ?? config.root ?? process.cwd()),
         ...options,
         ...(test.environmentOptions?.pi as PiEnvironmentOptions | undefined),
       }
