@@ -21,6 +21,14 @@ describe('a consumer project with plugins: [pi()]', () => {
     })
   }
 
+  it("passes without the plugin: environment 'pi' and the setup file", async () => {
+    // Vitest replaces the config's options with a docblock's, so the docblock file runs without the
+    // config's extension here; that file is left out.
+    const { report } = await consumer.vitest(['--config=vitest.noplugin.config.ts', 'tests/', '--exclude=tests/docblock.test.ts'])
+    expect(failuresByTitle(report)).toEqual({})
+    expect(passedAll(report)).toEqual({ passed: 12, failed: 0 })
+  })
+
   it('keeps its committed snapshots on two runs (ids, times and temp paths normalised)', async () => {
     for (let run = 0; run < 2; run++) {
       const { report } = await consumer.vitest(['tests/snapshot.test.ts'])
