@@ -13,7 +13,6 @@ import {
   createPiSession,
   emitExtensionEvent,
   replaceModel,
-  SCRIPTED_MODEL,
   shutdownSession,
   trackSettling,
   watchToolCallDecisions,
@@ -22,6 +21,19 @@ import {
   type ExtensionFactory,
   type ToolDefinition,
 } from './pi/index.js'
+import { extensionIdFor } from './mock-spec/extension-id.js'
+import type { MockSpec } from './mock-spec/types.js'
+import {
+  fireSequence,
+  invocationMocks,
+  modelFor,
+  overrideApi,
+  resolveMocks,
+  seedSession,
+  uiOptions,
+  type FiredEvent,
+  type MockBlocks,
+} from './mock-world.js'
 import { Playbook, type Turn, when, type Action } from './playbook.js'
 import { SessionRecords, textOf, type ToolCallRecord, type ToolResultRecord } from './records.js'
 
@@ -44,6 +56,12 @@ export interface TestSessionOptions {
   toolExecution?: 'parallel' | 'sequential'
   /** How extension modules are imported; the setup file registers Vite's import under Vitest. */
   importModule?: ModuleLoader
+  /** A pi.ext.mock_spec.v1 world: a path (resolved against `root`) or an object, validated. */
+  mockSpec?: string | MockSpec
+  /** The same blocks without a file (session, http, exec, tools, ui, events, model); they win over mockSpec's. */
+  mocks?: MockBlocks
+  /** What a call no mock answers does: fail the test (default), warn, or run for real (exec only; HTTP never leaves the machine). */
+  unhandled?: 'error' | 'warn' | 'bypass'
 }
 
 export interface TestSession {
@@ -58,6 +76,8 @@ export interface TestSession {
   command(name: string, args?: string, actions?: readonly Action[]): Promise<void>
   /** Fires an extension event through Pi's runner and returns what the handlers returned. */
   emit(eventName: string, payload?: Record<string, unknown>): Promise<unknown>
+  /** The events the mock spec fired at start, with what the handlers returned. */
+  readonly firedEvents: readonly FiredEvent[]
   /** Fires `session_shutdown` and removes temp dirs; safe to call twice. */
   dispose(): Promise<void>
 }
@@ -66,6 +86,10 @@ let sessions = 0
 
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
   const propagateErrors = options.propagateErrors ?? true
+  const root = options.root ?? process.cwd()
+  const extensionIds = (options.extensions ?? []).flatMap((e) => (typeof e === 'string' ? [extensionIdFor(resolve(root, e))] : []))
+  const blocks = resolveMocks(options.mockSpec, options.mocks, { root, extensionIds })
+  const { model, available } = modelFor(blocks.model)
   const { isolation, leave } = enterIsolation()
   const ownCwd = options.cwd === undefined
   const cwd = ownCwd ? mkdtempSync(join(tmpdir(), 'pi-cwd-')) : resolve(options.cwd!)
@@ -78,7 +102,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   const problems: Error[] = []
   const mocked = new Set<string>()
   const stepOfCall = new Map<string, number>()
-  const mockTools = options.mockTools ?? {}
+  const mockTools = { ...invocationMocks(blocks.tools, (error) => void problems.push(error)), ...options.mockTools }
   let session: AgentSession | undefined
 
   const instrumentation = {
@@ -102,18 +126,22 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   }
 
   const instrumentApi = (api: ExtensionAPI): ExtensionAPI => ({
-    ...api,
+    ...overrideApi(api, blocks),
     registerTool: (definition) => {
       api.registerTool(instrumentTool(definition as ToolDefinition, instrumentation))
     },
   })
 
   try {
-    const extensions = await loadExtensions(options, instrumentApi)
+    const extensions = await loadExtensions(options, root, instrumentApi)
     const created = await createPiSession({
       cwd,
       agentDir: isolation.agentDir,
       extensions,
+      model,
+      ...(available.length > 0 ? { availableModels: available } : {}),
+      ...(blocks.model?.thinking_level ? { thinkingLevel: blocks.model.thinking_level } : {}),
+      seed: (manager) => seedSession(manager, blocks.session, model),
       ...(options.tools ? { tools: options.tools } : {}),
       ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
       customToolsFor: (extensionTools) =>
@@ -134,7 +162,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   if (options.toolExecution) pi.agent.toolExecution = options.toolExecution
 
   const playbook = new Playbook({
-    model: SCRIPTED_MODEL,
+    model,
     onRequest: ({ step, context }) =>
       records.modelRequests.push({
         step,
@@ -188,8 +216,9 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   })
   const settle = trackSettling(pi)
 
-  const ui = createMockUI(options.mockUI ?? {}, {
-    record: (call) => void records.ui.push(call),
+  const capture = blocks.ui?.capture ?? true
+  const ui = createMockUI(options.mockUI === false ? false : { ...uiOptions(blocks.ui), ...options.mockUI }, {
+    record: (call) => void (capture && records.ui.push(call)),
     problem: (error) => void problems.push(error),
   })
   try {
@@ -205,6 +234,15 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
     })
   } catch (error) {
     pi.dispose()
+    cleanup()
+    throw error
+  }
+
+  let firedEvents: FiredEvent[] = []
+  try {
+    firedEvents = await fireSequence(blocks.events?.fire_sequence ?? [], (event, payload) => emitExtensionEvent(pi, event, payload))
+  } catch (error) {
+    await shutdownSession(pi)
     cleanup()
     throw error
   }
@@ -275,6 +313,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       failIfProblems()
       return result
     },
+    firedEvents,
     async dispose() {
       if (disposed) return
       disposed = true
@@ -303,8 +342,7 @@ function checkMockedToolsExist(mockTools: Record<string, unknown>, extensionTool
   }
 }
 
-async function loadExtensions(options: TestSessionOptions, instrumentApi: (api: ExtensionAPI) => ExtensionAPI) {
-  const root = options.root ?? process.cwd()
+async function loadExtensions(options: TestSessionOptions, root: string, instrumentApi: (api: ExtensionAPI) => ExtensionAPI) {
   const load = moduleLoader(options.importModule)
   const loaded: { factory: ExtensionFactory; path: string }[] = []
   for (const [index, entry] of (options.extensions ?? []).entries()) {

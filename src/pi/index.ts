@@ -41,6 +41,7 @@ export type {
   ExtensionFactory,
   ExtensionUIContext,
   ExtensionUIDialogOptions,
+  SessionManager,
   Theme,
   ToolDefinition,
 } from '@mariozechner/pi-coding-agent'
@@ -106,6 +107,13 @@ export interface PiSessionOptions {
   customToolsFor: (extensionTools: ReadonlySet<string>) => ToolDefinition[]
   tools?: string[]
   systemPrompt?: string
+  /** The model the session reports (never contacted); defaults to SCRIPTED_MODEL. */
+  model?: Model<string>
+  thinkingLevel?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh'
+  /** What the model registry lists, instead of Pi's built-in catalog. */
+  availableModels?: Model<string>[]
+  /** Pre-seeds the session's entries before Pi restores its transcript from them. */
+  seed?: (manager: SessionManager) => void
 }
 
 export interface PiSessionResult {
@@ -119,9 +127,14 @@ const DEFAULT_ACTIVE_TOOLS = ['read', 'bash', 'edit', 'write']
 
 /** A real AgentSession with every manager in memory and nothing discovered from disk. */
 export async function createPiSession(options: PiSessionOptions): Promise<PiSessionResult> {
+  const model = options.model ?? SCRIPTED_MODEL
   const settingsManager = SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } })
-  const authStorage = AuthStorage.inMemory({ [SCRIPTED_PROVIDER]: { type: 'api_key', key: 'scripted' } })
+  // prompt() refuses a model whose provider has no key; the key is never sent anywhere.
+  const authStorage = AuthStorage.inMemory({ [model.provider]: { type: 'api_key', key: 'scripted' } })
   const modelRegistry = ModelRegistry.inMemory(authStorage)
+  if (options.availableModels) listModels(modelRegistry, options.availableModels)
+  const sessionManager = SessionManager.inMemory(options.cwd)
+  options.seed?.(sessionManager)
   const paths = options.extensions.map((e) => e.path)
   const resourceLoader = new DefaultResourceLoader({
     cwd: options.cwd,
@@ -151,18 +164,24 @@ export async function createPiSession(options: PiSessionOptions): Promise<PiSess
   const { session } = await createAgentSession({
     cwd: options.cwd,
     agentDir: options.agentDir,
-    model: SCRIPTED_MODEL,
-    thinkingLevel: 'off',
+    model,
+    thinkingLevel: options.thinkingLevel ?? 'off',
     authStorage,
     modelRegistry,
     settingsManager,
     resourceLoader,
-    sessionManager: SessionManager.inMemory(options.cwd),
+    sessionManager,
     customTools: options.customToolsFor(extensionTools),
     ...(options.tools ? { tools: options.tools } : {}),
   })
   if (!options.tools) session.setActiveToolsByName([...new Set([...DEFAULT_ACTIVE_TOOLS, ...extensionTools])])
   return { session, loadErrors, extensionTools }
+}
+
+function listModels(registry: ModelRegistry, models: Model<string>[]): void {
+  registry.getAll = () => [...models]
+  registry.getAvailable = () => [...models]
+  registry.find = (provider, id) => models.find((m) => m.provider === provider && m.id === id)
 }
 
 type LoadedExtension = ReturnType<DefaultResourceLoader['getExtensions']>['extensions'][number]

@@ -1,0 +1,181 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { calls, createTestSession, says, when, type TestSession } from '../src/index.js'
+
+const INSPECTOR = 'test/fixtures/mock-world/inspector.ts'
+
+describe('a mocked world from a mock spec', () => {
+  let t: TestSession | undefined
+  afterEach(async () => {
+    await t?.dispose()
+    t = undefined
+  })
+  const inspect = async () => {
+    await t!.command('inspect')
+    return JSON.parse(String(t!.events.uiCallsFor('notify').at(-1)!.args[0]))
+  }
+
+  it('pre-seeds the session: name, file, state, messages, entries and branch', async () => {
+    t = await createTestSession({
+      extensions: [INSPECTOR],
+      mockSpec: {
+        schema: 'pi.ext.mock_spec.v1',
+        extension_id: 'inspector',
+        session: {
+          name: 'refactor',
+          file: '/work/sessions/refactor.jsonl',
+          state: { ticket: 'PI-7' },
+          messages: [
+            { role: 'user', content: 'earlier question' },
+            { role: 'assistant', content: [{ type: 'text', text: 'earlier answer' }] },
+          ],
+          entries: [{ type: 'custom', customType: 'plan', data: { step: 1 } }],
+        },
+      },
+    })
+    // Pi itself records the session's thinking level when it starts.
+    expect(await inspect()).toMatchObject({
+      name: 'refactor',
+      file: '/work/sessions/refactor.jsonl',
+      state: { sessionName: 'refactor', sessionFile: '/work/sessions/refactor.jsonl', ticket: 'PI-7' },
+      entries: ['session_info', 'message', 'message', 'custom:plan', 'thinking_level_change'],
+      branch: ['session_info', 'message', 'message', 'custom', 'thinking_level_change'],
+    })
+    // The seeded transcript is what the model sees first.
+    await t.run(when('and now?', [says('now this')]))
+    expect(t.events.modelRequests[0]!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user'])
+    expect(t).toHaveSentToModel('earlier answer')
+  })
+
+  it('seeds a branch of its own: getBranch() follows it, getEntries() has everything', async () => {
+    t = await createTestSession({
+      extensions: [INSPECTOR],
+      mocks: {
+        session: {
+          entries: [{ type: 'custom', customType: 'main' }],
+          branch: [{ type: 'custom', customType: 'alt' }],
+        },
+      },
+    })
+    const seen = await inspect()
+    expect(seen).toMatchObject({ name: 'test-session', file: '/tmp/test-session.jsonl' })
+    // Entries Pi adds itself at start (model and thinking level) follow the seeded ones.
+    expect(seen.entries.slice(0, 3)).toEqual(['session_info', 'custom:main', 'custom:alt'])
+    expect(seen.branch[0]).toBe('custom')
+    expect(seen.branch).toHaveLength(seen.entries.length - 2)
+  })
+
+  it('refuses session mutations when accept_mutations is false', async () => {
+    t = await createTestSession({ extensions: [INSPECTOR], mocks: { session: { accept_mutations: false } }, propagateErrors: false })
+    await t.command('mutate', 'name')
+    await t.command('mutate', 'entry')
+    expect(t.events.extensionErrors.map((e) => e.error)).toEqual([
+      'pi.setSessionName() is refused by the mock spec (session.accept_mutations: false)',
+      'pi.appendEntry() is refused by the mock spec (session.accept_mutations: false)',
+    ])
+  })
+
+  it('answers getActiveTools/getAllTools and tool calls from the tools block', async () => {
+    t = await createTestSession({
+      extensions: [INSPECTOR],
+      mocks: {
+        tools: {
+          active_tools: ['read', 'search'],
+          all_tools: [{ name: 'read' }, { name: 'search', description: 'finds things' }],
+          invocations: [
+            { name: 'read', input_match: { path: 'a.md' }, result: { content: [{ type: 'text', text: '# A' }] }, times: 1 },
+            { name: 'read', input_match: { path: 'b.md' }, error: 'EACCES: b.md' },
+          ],
+        },
+      },
+      propagateErrors: false,
+    })
+    expect(await inspect()).toMatchObject({ activeTools: ['read', 'search'], allTools: ['read', 'search'] })
+    await t.run(when('read', [calls('read', { path: 'a.md', limit: 5 }), calls('read', { path: 'b.md' }), says('ok')]))
+    expect(t.events.toolResults.map((r) => [r.text, r.isError])).toEqual([
+      ['# A', false],
+      ['EACCES: b.md', true],
+    ])
+    await expect(t.run(when('again', [calls('read', { path: 'a.md' }), says('?')]))).rejects.toThrow(
+      'Unhandled tool call read({"path":"a.md"}): no tools.invocations rule matched. Tried:\n' +
+        '  tools.invocations[0] input_match {"path":"a.md"} (times 1 ran out)\n' +
+        '  tools.invocations[1] input_match {"path":"b.md"}',
+    )
+  })
+
+  it('answers dialogs from the ui block, and explicit mockUI wins', async () => {
+    const dialogs = (pi: import('@mariozechner/pi-coding-agent').ExtensionAPI) =>
+      pi.registerCommand('ask', {
+        handler: async (_a, ctx) =>
+          ctx.ui.notify(JSON.stringify([await ctx.ui.confirm('ok?', ''), await ctx.ui.input('name?'), await ctx.ui.select('pick', ['a', 'b'])])),
+      })
+    t = await createTestSession({ extensions: [dialogs], mocks: { ui: { responses: { select: 'b' }, dialog_default: 'Ada' } } })
+    await t.command('ask')
+    expect(t).toHaveNotified('[true,"Ada","b"]')
+    await t.dispose()
+    t = await createTestSession({ extensions: [dialogs], mocks: { ui: { responses: { select: 'b' }, capture: false } }, mockUI: { confirm: false } })
+    await t.command('ask')
+    expect(t.events.ui).toEqual([])
+  })
+
+  it('fires events in order and compares expected responses', async () => {
+    t = await createTestSession({
+      extensions: [INSPECTOR],
+      mocks: {
+        events: {
+          fire_sequence: [
+            { event: 'input', payload: { text: 'secret' }, expected_response: { action: 'handled' } },
+            { event: 'tool_call', payload: { toolName: 'bash', toolCallId: 'c1', input: { command: 'ls' } }, expected_response: { block: true, reason: 'no bash' } },
+          ],
+        },
+      },
+    })
+    expect(t.firedEvents.map((f) => f.result)).toEqual([{ action: 'handled' }, { block: true, reason: 'no bash' }])
+    await t.dispose()
+    await expect(
+      createTestSession({
+        extensions: [INSPECTOR],
+        mocks: { events: { fire_sequence: [{ event: 'input', payload: { text: 'hello' }, expected_response: { action: 'handled' } }] } },
+      }),
+    ).rejects.toThrow(
+      [
+        'events.fire_sequence[0] (input): the handlers returned a different result than expected_response',
+        'Expected values to be strictly deep-equal:',
+        '+ actual - expected',
+        '',
+        '  {',
+        "+   action: 'continue'",
+        "-   action: 'handled'",
+        '  }',
+      ].join('\n'),
+    )
+  })
+
+  it('reports the model block through ctx.model, the thinking level and the registry', async () => {
+    t = await createTestSession({
+      extensions: [INSPECTOR],
+      mocks: {
+        model: {
+          current: { provider: 'anthropic', model_id: 'claude-x', name: 'Claude X' },
+          thinking_level: 'high',
+          available_models: [
+            { provider: 'anthropic', id: 'claude-x', name: 'Claude X', reasoning: true },
+            { provider: 'openai', id: 'gpt-y', name: 'GPT Y' },
+          ],
+          accept_mutations: false,
+        },
+      },
+      propagateErrors: false,
+    })
+    expect(await inspect()).toMatchObject({ model: 'anthropic/claude-x', thinking: 'high', available: ['claude-x', 'gpt-y'] })
+    await t.command('mutate', 'thinking')
+    expect(t.events.extensionErrors.map((e) => e.error)).toEqual(['pi.setThinkingLevel() is refused by the mock spec (model.accept_mutations: false)'])
+    await t.run(when('hi', [says('hello')]))
+    expect(t.events.messages.at(-1)).toMatchObject({ provider: 'anthropic', model: 'claude-x' })
+  })
+
+  it('checks extension_id against the extension under test', async () => {
+    await expect(
+      createTestSession({ extensions: [INSPECTOR], mockSpec: { schema: 'pi.ext.mock_spec.v1', extension_id: 'permission-gate' } }),
+    ).rejects.toThrow('mock spec: /extension_id: "permission-gate" does not match the extension under test (inspector)')
+  })
+})
