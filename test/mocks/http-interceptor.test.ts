@@ -1,0 +1,206 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Readable } from 'node:stream'
+import { FormData as UndiciFormData, fetch as undiciFetch, getGlobalDispatcher, request as undiciRequest } from 'undici'
+import { afterEach, describe, expect, it } from 'vitest'
+import { interceptHttp, type InterceptedRequest } from '../../src/http-interceptor.js'
+import { createHttpMock } from '../../src/mock-http.js'
+
+let restore: (() => void) | undefined
+afterEach(() => {
+  restore?.()
+  restore = undefined
+})
+
+/** Answers every request with what it saw, as JSON, and keeps the requests. */
+function echo() {
+  const seen: InterceptedRequest[] = []
+  restore = interceptHttp((request) => {
+    seen.push(request)
+    return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) }
+  })
+  return seen
+}
+
+describe('interceptHttp answers', () => {
+  it('globalThis.fetch, with status, status text, headers and body from the handler', async () => {
+    restore = interceptHttp(() => ({ status: 201, headers: { 'x-answer': '42' }, body: 'made' }))
+    const response = await fetch('https://api.test/items', { method: 'POST', body: 'x' })
+    expect([response.status, response.statusText, response.headers.get('x-answer'), await response.text()]).toEqual([201, 'Created', '42', 'made'])
+  })
+
+  it("undici's fetch and request", async () => {
+    restore = interceptHttp((request) => ({ status: 200, headers: {}, body: `${request.method} ${request.url}` }))
+    const fetched = await undiciFetch('https://api.test/a?b=1')
+    expect(await fetched.text()).toBe('GET https://api.test/a?b=1')
+    const requested = await undiciRequest('http://api.test:8080/r', { method: 'DELETE' })
+    expect([requested.statusCode, await requested.body.text()]).toEqual([200, 'DELETE http://api.test:8080/r'])
+  })
+
+  it('an async handler', async () => {
+    restore = interceptHttp(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      return { status: 202, headers: {}, body: 'later' }
+    })
+    expect(await (await fetch('https://api.test/')).text()).toBe('later')
+  })
+
+  it('concurrent requests each with their own answer', async () => {
+    restore = interceptHttp(async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, request.url.endsWith('slow') ? 20 : 1))
+      return { status: 200, headers: {}, body: request.url }
+    })
+    const bodies = await Promise.all(['https://a.test/slow', 'https://b.test/fast'].map(async (url) => (await fetch(url)).text()))
+    expect(bodies).toEqual(['https://a.test/slow', 'https://b.test/fast'])
+  })
+})
+
+describe('interceptHttp requests as the handler sees them', () => {
+  it('method, full URL, lower-cased headers and a string body from globalThis.fetch', async () => {
+    const seen = echo()
+    await fetch('https://api.test/v1/items?page=2', { method: 'PUT', headers: { 'X-Key': 'k', Authorization: 'Bearer t' }, body: 'plain text' })
+    expect(seen).toHaveLength(1)
+    expect(seen[0]).toMatchObject({ method: 'PUT', url: 'https://api.test/v1/items?page=2', body: 'plain text' })
+    expect(seen[0]!.headers).toMatchObject({ 'x-key': 'k', authorization: 'Bearer t', 'content-type': 'text/plain;charset=UTF-8' })
+  })
+
+  it('a bare origin gets the path fetch gives it', async () => {
+    const seen = echo()
+    await fetch('http://example.test')
+    expect(seen.map((r) => r.url)).toEqual(['http://example.test/'])
+  })
+
+  it('a JSON body', async () => {
+    const seen = echo()
+    await fetch('https://api.test/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op: 'sum', xs: [1, 2] }) })
+    expect(seen.map((r) => r.body)).toEqual(['{"op":"sum","xs":[1,2]}'])
+  })
+
+  it('Buffer, typed-array, Blob, URLSearchParams and stream bodies from globalThis.fetch', async () => {
+    const seen = echo()
+    await fetch('https://api.test/', { method: 'POST', body: Buffer.from('from a buffer') })
+    await fetch('https://api.test/', { method: 'POST', body: new TextEncoder().encode('from bytes') })
+    await fetch('https://api.test/', { method: 'POST', body: new Blob(['from a ', 'blob']) })
+    await fetch('https://api.test/', { method: 'POST', body: new URLSearchParams({ q: 'a b' }) })
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('streamed '))
+        controller.enqueue(new TextEncoder().encode('in chunks'))
+        controller.close()
+      },
+    })
+    await fetch('https://api.test/', { method: 'POST', body: stream, duplex: 'half' } as RequestInit)
+    expect(seen.map((r) => r.body)).toEqual(['from a buffer', 'from bytes', 'from a blob', 'q=a+b', 'streamed in chunks'])
+  })
+
+  it('a FormData body as multipart text', async () => {
+    const seen = echo()
+    const form = new FormData()
+    form.set('field', 'form value')
+    await fetch('https://api.test/', { method: 'POST', body: form })
+    expect(seen[0]!.body).toContain('name="field"\r\n\r\nform value\r\n')
+  })
+
+  it("a FormData body of undici's own fetch as multipart text", async () => {
+    const seen = echo()
+    const form = new UndiciFormData()
+    form.set('field', 'undici form value')
+    await undiciFetch('https://api.test/', { method: 'POST', body: form })
+    expect(seen[0]!.body).toContain('name="field"\r\n\r\nundici form value\r\n')
+  })
+
+  it("string, Buffer and Readable bodies from undici's request", async () => {
+    const seen = echo()
+    await (await undiciRequest('https://api.test/', { method: 'POST', body: 'request string' })).body.text()
+    await (await undiciRequest('https://api.test/', { method: 'POST', body: Buffer.from('request buffer') })).body.text()
+    await (await undiciRequest('https://api.test/', { method: 'POST', body: Readable.from(['readable ', Buffer.from('stream')]) })).body.text()
+    expect(seen.map((r) => r.body)).toEqual(['request string', 'request buffer', 'readable stream'])
+  })
+
+  it('no body as the empty string', async () => {
+    const seen = echo()
+    await fetch('https://api.test/')
+    expect(seen.map((r) => r.body)).toEqual([''])
+  })
+})
+
+describe('interceptHttp network errors', () => {
+  it('an Error answer rejects fetch like a failed connection, with the error as cause', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED api.test:443'), { code: 'ECONNREFUSED' })
+    restore = interceptHttp(() => refused)
+    const failure = await fetch('https://api.test/').catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(TypeError)
+    expect(failure).toMatchObject({ message: 'fetch failed', cause: refused })
+    await expect(undiciFetch('https://api.test/')).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed', cause: refused })
+    await expect(undiciRequest('https://api.test/')).rejects.toBe(refused)
+  })
+
+  it('a handler that throws fails the request with what it threw', async () => {
+    restore = interceptHttp(() => {
+      throw new Error('handler broke')
+    })
+    await expect(fetch('https://api.test/')).rejects.toMatchObject({ message: 'fetch failed', cause: { message: 'handler broke' } })
+  })
+})
+
+describe('interceptHttp with createHttpMock', () => {
+  it('answers fetch from spec rules and fails unhandled requests with the unhandled error', async () => {
+    const unhandled: Error[] = []
+    const mock = createHttpMock(
+      { rules: [{ match: { method: 'GET', url_prefix: 'https://api.test/' }, response: { status: 200, body_json: { ok: true } } }] },
+      { unhandled: 'error', onUnhandled: (error) => unhandled.push(error), record: () => {}, warn: () => {} },
+    )
+    restore = interceptHttp(mock.handle)
+    const response = await fetch('https://api.test/status')
+    expect([response.status, response.headers.get('content-type'), await response.json()]).toEqual([200, 'application/json', { ok: true }])
+    const failure = await fetch('https://other.test/', { method: 'POST' }).catch((error: unknown) => error)
+    expect(failure).toMatchObject({ message: 'fetch failed', cause: unhandled[0] })
+    expect(unhandled.map((e) => e.message)).toEqual([
+      'Unhandled request: POST https://other.test/ (no rule matched and http.default_response is not set)\n' +
+        '  http.rules[0] did not match: the method is POST, not GET; the URL does not start with "https://api.test/"',
+    ])
+  })
+
+  it("'bypass' rejects fetch as a refused connection without touching the network", async () => {
+    const mock = createHttpMock({}, { unhandled: 'bypass', onUnhandled: () => {}, record: () => {}, warn: () => {} })
+    restore = interceptHttp(mock.handle)
+    await expect(fetch('https://api.test/')).rejects.toMatchObject({
+      name: 'TypeError',
+      message: 'fetch failed',
+      cause: { message: 'connect ECONNREFUSED api.test:443', code: 'ECONNREFUSED' },
+    })
+  })
+})
+
+describe('interceptHttp restore', () => {
+  it('puts the previous global dispatcher back under both keys, once', () => {
+    const keys = [Symbol.for('undici.globalDispatcher.1'), Symbol.for('undici.globalDispatcher.2')]
+    const globals = globalThis as unknown as Record<symbol, unknown>
+    const before = keys.map((key) => globals[key])
+    const release = interceptHttp(() => ({ status: 200, headers: {}, body: '' }))
+    expect(getGlobalDispatcher()).not.toBe(before[0])
+    release()
+    expect(keys.map((key) => globals[key])).toEqual(before)
+    expect(getGlobalDispatcher()).toBe(before[0])
+    const other = interceptHttp(() => ({ status: 200, headers: {}, body: '' }))
+    const installed = getGlobalDispatcher()
+    release()
+    expect(getGlobalDispatcher()).toBe(installed)
+    other()
+  })
+
+  it('lets fetch reach a local server again after restore', async () => {
+    const server = http.createServer((_request, response) => response.end('real server'))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+      const release = interceptHttp(() => ({ status: 200, headers: {}, body: 'intercepted' }))
+      expect(await (await fetch(url)).text()).toBe('intercepted')
+      release()
+      expect(await (await fetch(url)).text()).toBe('real server')
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+})
