@@ -1,0 +1,200 @@
+import http from 'node:http'
+import https from 'node:https'
+import net from 'node:net'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { guardNetwork } from '../../src/network-guard.js'
+
+type Connect = typeof net.Socket.prototype.connect
+
+// Counts the calls that get past the guard to the real connect, so "no real socket was opened" can be checked.
+let realConnects: unknown[][] = []
+let unpatched: Connect
+let releases: (() => void)[] = []
+
+beforeEach(() => {
+  realConnects = []
+  unpatched = net.Socket.prototype.connect
+  net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
+    realConnects.push(args)
+    return (unpatched as (...args: unknown[]) => net.Socket).apply(this, args)
+  } as Connect
+})
+
+afterEach(() => {
+  for (const release of releases) release()
+  releases = []
+  net.Socket.prototype.connect = unpatched
+})
+
+function guard(onBlocked?: (target: string) => void): () => void {
+  const release = guardNetwork(onBlocked)
+  releases.push(release)
+  return release
+}
+
+function socketError(socket: net.Socket): Promise<NodeJS.ErrnoException> {
+  return new Promise((resolve, reject) => {
+    socket.on('error', resolve)
+    socket.on('connect', () => reject(new Error('connected')))
+  })
+}
+
+async function withLocalServer<T>(use: (port: number) => Promise<T>): Promise<T> {
+  const server = http.createServer((_request, response) => response.end('local ok'))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  try {
+    return await use((server.address() as net.AddressInfo).port)
+  } finally {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  }
+}
+
+describe('guardNetwork blocks', () => {
+  it('fetch to a public host, with the guard error as the cause', async () => {
+    const blocked: string[] = []
+    guard((target) => blocked.push(target))
+    await expect(fetch('http://example.com')).rejects.toMatchObject({
+      name: 'TypeError',
+      message: 'fetch failed',
+      cause: { message: 'Network access is disabled in tests: example.com:80', code: 'ENETUNREACH' },
+    })
+    expect(blocked).toEqual(['example.com:80'])
+    expect(realConnects).toEqual([])
+  })
+
+  it('net.connect to a public address, as an asynchronous socket error', async () => {
+    const blocked: string[] = []
+    guard((target) => blocked.push(target))
+    let sync = true
+    const socket = net.connect(80, '93.184.216.34')
+    const error = socketError(socket)
+    sync = false
+    await expect(error).resolves.toMatchObject({
+      message: 'Network access is disabled in tests: 93.184.216.34:80',
+      code: 'ENETUNREACH',
+      syscall: 'connect',
+      address: '93.184.216.34',
+      port: 80,
+    })
+    expect(sync).toBe(false)
+    expect(socket.destroyed).toBe(true)
+    expect(blocked).toEqual(['93.184.216.34:80'])
+    expect(realConnects).toEqual([])
+  })
+
+  it('https.get, through tls', async () => {
+    guard()
+    const error = await new Promise<Error>((resolve) => https.get('https://example.com', () => resolve(new Error('answered'))).on('error', resolve))
+    expect(error.message).toBe('Network access is disabled in tests: example.com:443')
+    expect(realConnects).toEqual([])
+  })
+
+  it('net.connect with an options object, and an IPv6 or private address', async () => {
+    guard()
+    const errors = await Promise.all([
+      socketError(net.connect({ host: '2606:2800:220:1::1', port: 443 })),
+      socketError(net.connect({ host: '10.0.0.1', port: 22 })),
+      socketError(new net.Socket().connect(8080, 'internal.test')),
+    ])
+    expect(errors.map((e) => e.message)).toEqual([
+      'Network access is disabled in tests: 2606:2800:220:1::1:443',
+      'Network access is disabled in tests: 10.0.0.1:22',
+      'Network access is disabled in tests: internal.test:8080',
+    ])
+    expect(realConnects).toEqual([])
+  })
+})
+
+describe('guardNetwork lets through', () => {
+  it('a local http server on 127.0.0.1, by fetch and http.get', async () => {
+    const blocked: string[] = []
+    guard((target) => blocked.push(target))
+    await withLocalServer(async (port) => {
+      expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('local ok')
+      const body = await new Promise<string>((resolve, reject) => {
+        http.get(`http://127.0.0.1:${port}/`, (response) => {
+          let text = ''
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()))
+          response.on('end', () => resolve(text))
+        }).on('error', reject)
+      })
+      expect(body).toBe('local ok')
+    })
+    expect(blocked).toEqual([])
+    expect(realConnects.length).toBeGreaterThanOrEqual(2)
+  })
+
+  it('the rest of 127.0.0.0/8, localhost, ::1 and unix sockets to the real connect', () => {
+    guard()
+    const dir = mkdtempSync(join(tmpdir(), 'guard-'))
+    const sockets = [
+      net.connect(9, '127.1.2.3'),
+      net.connect({ host: 'localhost', port: 9 }),
+      net.connect({ port: 9 }),
+      net.connect(9, '::1'),
+      net.connect(join(dir, 'absent.sock')),
+    ]
+    for (const socket of sockets) socket.on('error', () => {}).destroy()
+    rmSync(dir, { recursive: true, force: true })
+    expect(realConnects).toHaveLength(5)
+  })
+})
+
+describe('guardNetwork nesting', () => {
+  it('stays on until the last release, reports to every guard held, and tolerates a repeated release', async () => {
+    const outer: string[] = []
+    const inner: string[] = []
+    const releaseOuter = guard((target) => outer.push(target))
+    const releaseInner = guard((target) => inner.push(target))
+    await socketError(net.connect(1, '192.0.2.1'))
+    releaseInner()
+    releaseInner()
+    await socketError(net.connect(2, '192.0.2.1'))
+    expect(outer).toEqual(['192.0.2.1:1', '192.0.2.1:2'])
+    expect(inner).toEqual(['192.0.2.1:1'])
+    expect(realConnects).toEqual([])
+    releaseOuter()
+    const socket = net.connect(3, '192.0.2.1').on('error', () => {})
+    socket.destroy()
+    expect(realConnects).toHaveLength(1)
+  })
+
+  it('restores the connect it found on the last release', () => {
+    const found = net.Socket.prototype.connect
+    const release = guard()
+    expect(net.Socket.prototype.connect).not.toBe(found)
+    release()
+    expect(net.Socket.prototype.connect).toBe(found)
+  })
+
+  it('stays beneath a patch layered over it, inert once released', () => {
+    const release = guard()
+    const guarded = net.Socket.prototype.connect
+    const layered: unknown[][] = []
+    net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
+      layered.push(args)
+      return (guarded as (...args: unknown[]) => net.Socket).apply(this, args)
+    } as Connect
+    const layer = net.Socket.prototype.connect
+    release()
+    expect(net.Socket.prototype.connect).toBe(layer)
+    net.connect(4, '192.0.2.1').on('error', () => {}).destroy()
+    expect([layered.length, realConnects.length]).toEqual([1, 1])
+  })
+
+  it('guards again after the prototype was replaced under a buried patch', async () => {
+    const release = guard()
+    const guarded = net.Socket.prototype.connect
+    net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
+      return (guarded as (...args: unknown[]) => net.Socket).apply(this, args)
+    } as Connect
+    release()
+    net.Socket.prototype.connect = unpatched
+    guard()
+    await expect(socketError(net.connect(5, '192.0.2.1'))).resolves.toMatchObject({ message: 'Network access is disabled in tests: 192.0.2.1:5' })
+  })
+})
