@@ -52,7 +52,10 @@ export function interceptHttp(handle: InterceptHandler): () => void {
 
   // MockAgent's reply callback is synchronous, so reading the body and awaiting `handle` happen in front of it.
   const dispatcher = agent.compose((dispatch) => (options, handler) => {
-    void prepare(options, handle).then(({ body, answer }) => dispatch({ ...options, body, [kAnswer]: answer } as Dispatcher.DispatchOptions, handler))
+    void prepare(options, handle)
+      .then(({ body, answer }) => dispatch({ ...options, body, [kAnswer]: answer } as Dispatcher.DispatchOptions, handler))
+      // A throw before MockAgent's own error handling would otherwise leave the request hanging.
+      .catch((error: unknown) => handler.onError?.(error instanceof Error ? error : new Error(String(error))))
     return true
   })
 

@@ -143,6 +143,17 @@ describe('interceptHttp network errors', () => {
   })
 })
 
+describe('interceptHttp dispatch failures', () => {
+  it('fails a request MockAgent itself throws on, instead of leaving it hanging', async () => {
+    restore = interceptHttp(() => ({ status: 200, headers: {}, body: '' }))
+    const outcome = await new Promise((resolve) => {
+      const handler = { onConnect: () => {}, onHeaders: () => true, onData: () => true, onComplete: () => resolve('completed'), onError: resolve }
+      getGlobalDispatcher().dispatch({ origin: 'not a url', path: '/', method: 'GET' }, handler)
+    })
+    expect(outcome).toMatchObject({ name: 'TypeError', message: 'Invalid URL' })
+  })
+})
+
 describe('interceptHttp with createHttpMock', () => {
   it('answers fetch from spec rules and fails unhandled requests with the unhandled error', async () => {
     const unhandled: Error[] = []
