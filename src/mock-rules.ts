@@ -59,10 +59,6 @@ export class MockRules<Request, Rule extends CountedRule> {
     this.#uses = this.#rules.map(() => 0)
   }
 
-  get length(): number {
-    return this.#rules.length
-  }
-
   labelOf(index: number): string {
     return `${this.section}.rules[${index}]`
   }
