@@ -1,13 +1,14 @@
-// pi(): the one line in vitest.config.ts that sets the environment, the setup file, the global setup
-// and the session defaults.
+// pi(): the one line in vitest.config.ts that sets the environment, the setup file, the session defaults
+// and, for `scripts` or `sandbox`, the global setup that runs them once.
 /// <reference types="vitest/config" />
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Plugin } from 'vite'
 import type { PiEnvironmentOptions } from './defaults.js'
+import { GLOBAL_SETUP_OPTIONS, type PiGlobalSetupOptions } from './provided.js'
 
-export interface PiPluginOptions extends PiEnvironmentOptions {}
+export interface PiPluginOptions extends PiEnvironmentOptions, PiGlobalSetupOptions {}
 
 // Next to this file: .js once built, .ts when run from source.
 function sibling(name: string): string {
@@ -25,15 +26,28 @@ export function pi(options: PiPluginOptions = {}): Plugin {
     config(config) {
       const test = (config.test ??= {})
       test.environment = 'pi'
+      const { scripts, sandbox, ...sessionOptions } = options
+      const root = resolve(test.root ?? config.root ?? process.cwd())
       const defaults: PiEnvironmentOptions = {
         // Relative extension paths resolve against the project root, wherever the workers run.
-        root: resolve(test.root ?? config.root ?? process.cwd()),
-        ...options,
+        root,
+        ...sessionOptions,
         ...(test.environmentOptions?.pi as PiEnvironmentOptions | undefined),
       }
       test.environmentOptions = { ...test.environmentOptions, pi: defaults }
       test.provide = { ...test.provide, 'pi:defaults': defaults }
       test.setupFiles = [sibling('setup'), ...toArray(test.setupFiles).filter((file) => !/vitest-environment-pi\/setup$/.test(file))]
+      if (scripts?.length || sandbox) {
+        // Absolute paths: every project (and the root) then asks for the same run, which happens once.
+        const once: PiGlobalSetupOptions = {
+          ...(scripts?.length ? { scripts } : {}),
+          ...(sandbox ? { sandbox: { ...sandbox, packageDir: resolve(root, sandbox.packageDir) } } : {}),
+        }
+        if (sandbox?.smokeFile !== undefined) once.sandbox!.smokeFile = resolve(root, sandbox.smokeFile)
+        if (sandbox?.tempDir !== undefined) once.sandbox!.tempDir = resolve(root, sandbox.tempDir)
+        test.environmentOptions[GLOBAL_SETUP_OPTIONS] = once
+        test.globalSetup = [...toArray(test.globalSetup).filter((file) => file !== sibling('global-setup')), sibling('global-setup')]
+      }
     },
   }
 }
