@@ -1,0 +1,377 @@
+// npm run bench: the built harness (dist/) against bare Pi doing the same work, in one process.
+// It reports; it does not assert. Options:
+//   --only=a,b,c,d     run some scenarios (the first-iteration figure is always taken)
+//   --side=harness|bare  run one side only in (a) and (b) (for CPU profiles)
+//   --iterations=N     (a) iterations per side (default 200)
+//   --calls=100,1000   (b) call counts; --rounds=N rounds per count (default 5 for 100, 3 for 1000)
+//   --keep             keep the generated .cache/bench-* directory
+// Internal: --first=harness|bare (prints the first iteration of a fresh process as JSON).
+import { execFileSync, execFile } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import os, { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { bashAnswer, bashCallSteps, standardExtension, standardSteps, STANDARD_PROMPT } from './lib/standard.mjs'
+import { MB, median, quantile, round, summary } from './lib/stats.mjs'
+
+// Pi's own backstops, as for any in-process Pi; the harness sets (and restores) its own over these.
+Object.assign(process.env, { PI_OFFLINE: '1', PI_TELEMETRY: '0', JITI_FS_CACHE: 'false' })
+
+const args = new Map(process.argv.slice(2).map((arg) => [arg.replace(/^--/, '').split('=')[0], arg.split('=')[1] ?? 'true']))
+const only = new Set((args.get('only') ?? 'a,b,c,d').split(','))
+const side = args.get('side') ?? 'both'
+const runs = (which) => side === 'both' || side === which
+const ITERATIONS = Number(args.get('iterations') ?? 200)
+const WARMUP = 30
+const CALL_COUNTS = (args.get('calls') ?? '100,1000').split(',').map(Number)
+const CALL_ROUNDS = (n) => Number(args.get('rounds') ?? (n <= 100 ? 5 : 3))
+const VITEST_TESTS = 100
+const FIRST_PROCESSES = 5
+const HELD_ITERATIONS = 100
+const LOUD_MB = 200
+const REPO = fileURLToPath(new URL('..', import.meta.url))
+const SCRIPT = fileURLToPath(import.meta.url)
+
+// Other work may rebuild dist/ while the bench runs; the table says so when it happened.
+function distStamp() {
+  const newest = (dir) =>
+    readdirSync(dir, { withFileTypes: true }).reduce((max, entry) => {
+      const path = join(dir, entry.name)
+      return Math.max(max, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs)
+    }, 0)
+  try {
+    return newest(join(REPO, 'dist'))
+  } catch {
+    return 0
+  }
+}
+const distAtStart = distStamp()
+
+const standard = { extension: standardExtension, bashAnswer, steps: standardSteps, prompt: STANDARD_PROMPT }
+const bareRoot = mkdtempSync(join(tmpdir(), 'pi-bench-bare-'))
+const bareDirs = { cwd: bareRoot, agentDir: bareRoot }
+const now = () => performance.now()
+const log = (...parts) => process.stderr.write(`${parts.join(' ')}\n`)
+
+// ---------- checks: both sides must have done the standard work ----------
+
+function checkHarnessStandard(t) {
+  const blocked = t.events.blockedCalls()
+  const greet = t.events.toolResultsFor('greet')[0]
+  if (blocked.length !== 1 || blocked[0].blockReason !== 'rm -rf is not allowed' || greet?.text !== 'Hello, Ada!' || t.events.lastAssistantText() !== 'done') {
+    throw new Error('harness did not do the standard work')
+  }
+}
+
+function checkBareStandard({ messages, errors }) {
+  const results = messages.filter((m) => m.role === 'toolResult')
+  const text = (m) => m.content.map((c) => c.text).join('')
+  const last = messages.at(-1)
+  if (
+    errors.length > 0 ||
+    results.length !== 2 ||
+    text(results[0]) !== 'Hello, Ada!' ||
+    !results[1].isError ||
+    text(results[1]) !== 'rm -rf is not allowed' ||
+    last.role !== 'assistant' ||
+    text(last) !== 'done'
+  ) {
+    throw new Error('bare Pi did not do the standard work')
+  }
+}
+
+// ---------- first iterations: the first harness session of this process, after Pi is imported ----------
+// A first iteration is one sample per process; fresh child processes (--first=harness|bare) add more.
+
+const importStarted = now()
+await import('@mariozechner/pi-coding-agent')
+const piImportMs = now() - importStarted
+
+if (args.get('first') === 'bare') {
+  const started = now()
+  const bare = await import('./lib/bare.mjs')
+  const importMs = now() - started
+  const t0 = now()
+  const result = await bare.bareStandardIteration(bareDirs, standard)
+  const firstIterationMs = now() - t0
+  checkBareStandard(result)
+  rmSync(bareRoot, { recursive: true, force: true })
+  process.stdout.write(JSON.stringify({ piImportMs, importMs, firstIterationMs }))
+  process.exit(0)
+}
+
+const harnessImportStarted = now()
+const harness = await import('vitest-environment-pi/core')
+const harnessImportMs = now() - harnessImportStarted
+const { calls, createTestSession, says, when } = harness
+
+const standardTurn = () => when(STANDARD_PROMPT, [calls('greet', { name: 'Ada' }), calls('bash', { command: 'rm -rf /' }), says('done')])
+
+async function harnessIteration() {
+  const t = await createTestSession({ extensions: [standardExtension], mockTools: { bash: bashAnswer } })
+  await t.run(standardTurn())
+  await t.dispose()
+  return t
+}
+
+const firstStarted = now()
+checkHarnessStandard(await harnessIteration())
+const firstIterationMs = now() - firstStarted
+
+if (args.get('first') === 'harness') {
+  rmSync(bareRoot, { recursive: true, force: true })
+  process.stdout.write(JSON.stringify({ piImportMs, importMs: harnessImportMs, firstIterationMs }))
+  process.exit(0)
+}
+log(`Pi import ${piImportMs.toFixed(0)} ms; harness import ${harnessImportMs.toFixed(1)} ms; first harness iteration ${firstIterationMs.toFixed(1)} ms`)
+
+const bare = await import('./lib/bare.mjs')
+
+function firstInFreshProcess(which) {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [SCRIPT, `--first=${which}`], { cwd: REPO }, (error, stdout) => {
+      resolve(error ? { error: error.message } : JSON.parse(stdout))
+    })
+  })
+}
+
+const results = {
+  meta: {
+    date: new Date().toISOString(),
+    node: process.version,
+    pi: JSON.parse(readFileSync(join(REPO, 'node_modules/@mariozechner/pi-coding-agent/package.json'), 'utf8')).version,
+    vitest: JSON.parse(readFileSync(join(REPO, 'node_modules/vitest/package.json'), 'utf8')).version,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    commit: git(['rev-parse', '--short', 'HEAD']),
+    dirtyFiles: git(['status', '--porcelain', '--', 'src', 'environment', 'matchers']).split('\n').filter(Boolean).length,
+    argv: process.argv.slice(2),
+  },
+  first: { thisProcess: { piImportMs, importMs: harnessImportMs, firstIterationMs }, harness: [], bare: [] },
+}
+
+function git(gitArgs) {
+  try {
+    return execFileSync('git', gitArgs, { cwd: REPO, encoding: 'utf8' }).trim()
+  } catch {
+    return 'unknown'
+  }
+}
+
+const cacheDir = join(REPO, '.cache', `bench-${process.pid}`)
+
+try {
+  if (side === 'both') {
+    results.first.harness.push(results.first.thisProcess)
+    for (let i = 0; i < FIRST_PROCESSES; i++) {
+      if (i > 0) results.first.harness.push(await firstInFreshProcess('harness'))
+      results.first.bare.push(await firstInFreshProcess('bare'))
+    }
+    const firsts = (list) => list.filter((entry) => !entry.error).map((entry) => entry.firstIterationMs.toFixed(1)).join(', ')
+    log(`first iterations (ms): harness ${firsts(results.first.harness)}; bare ${firsts(results.first.bare)}`)
+  }
+
+  // ---------- (d) runner: peak memory while a script prints 200 MB ----------
+  if (only.has('d')) {
+    const { runProjectScript } = await import('vitest-environment-pi/runner')
+    const { measurePeakGrowth } = await import('./lib/memory.mjs')
+    const { drainScript, writeFixture } = await import('./lib/runner-fixture.mjs')
+    const fixture = writeFixture(join(cacheDir, 'loud-tests'), LOUD_MB)
+    const d = { harness: [], bare: [] }
+    for (let round = 0; round < 2; round++) {
+      const h = await measurePeakGrowth(() => runProjectScript({ cwd: fixture, script: 'test', timeoutMs: 300_000 }))
+      if (h.result.status !== 'passed' || h.result.outputBytes < LOUD_MB * MB) throw new Error(`runner fixture: ${h.result.status}, ${h.result.outputBytes} bytes`)
+      d.harness.push({ ...h, result: { status: h.result.status, outputBytes: h.result.outputBytes, durationMs: h.result.durationMs, tailChars: h.result.outputTail.length } })
+      const b = await measurePeakGrowth(() => drainScript(fixture))
+      d.bare.push(b)
+      log(`(d) round ${round + 1}: runner +${h.rssGrowthMB.toFixed(1)} MB RSS, +${h.heapGrowthMB.toFixed(1)} MB heap, ${h.ms.toFixed(0)} ms; drain +${b.rssGrowthMB.toFixed(1)} MB RSS, ${b.ms.toFixed(0)} ms`)
+    }
+    results.d = d
+  }
+
+  // ---------- (a) the standard scenario, 200 iterations per side, interleaved ----------
+  if (only.has('a')) {
+    const bareIteration = async () => {
+      const result = await bare.bareStandardIteration(bareDirs, standard)
+      return result
+    }
+    checkBareStandard(await bareIteration())
+    for (let i = 0; i < WARMUP; i++) {
+      if (runs('harness')) await harnessIteration()
+      if (runs('bare')) await bareIteration()
+    }
+    const times = { harness: [], bare: [] }
+    const timed = async (name, fn) => {
+      const started = now()
+      await fn()
+      times[name].push(now() - started)
+    }
+    for (let i = 0; i < ITERATIONS; i++) {
+      // Alternate which side goes first, so neither always runs right after the other's garbage.
+      const order = i % 2 === 0 ? ['harness', 'bare'] : ['bare', 'harness']
+      for (const name of order) {
+        if (!runs(name)) continue
+        await timed(name, name === 'harness' ? harnessIteration : bareIteration)
+      }
+    }
+    results.a = { iterations: ITERATIONS, warmup: WARMUP, harness: summary(times.harness), bare: summary(times.bare), raw: times }
+
+    // Diagnostic, not a user's path: the same loop with the harness's isolated home held across
+    // sessions, as the Vitest environment holds it for a whole file (dist internals, by path).
+    if (side === 'both') {
+      const { enterIsolation } = await import('../dist/src/isolation.js')
+      const { leave } = enterIsolation()
+      const held = { harness: [], bare: [] }
+      try {
+        for (let i = 0; i < HELD_ITERATIONS; i++) {
+          const order = i % 2 === 0 ? ['harness', 'bare'] : ['bare', 'harness']
+          for (const name of order) {
+            const started = now()
+            await (name === 'harness' ? harnessIteration() : bareIteration())
+            held[name].push(now() - started)
+          }
+        }
+      } finally {
+        leave()
+      }
+      results.a.homeHeld = { iterations: HELD_ITERATIONS, harness: summary(held.harness), bare: summary(held.bare), raw: held }
+    }
+    if (side === 'both') {
+      log(`(a) median harness ${results.a.harness.median.toFixed(2)} ms, bare ${results.a.bare.median.toFixed(2)} ms`)
+    }
+  }
+
+  // ---------- (b) N sequential calls in one turn ----------
+  if (only.has('b')) {
+    const b = {}
+    for (const n of CALL_COUNTS) {
+      const entry = { harness: [], bare: [], harnessRetainedMB: [], bareRetainedMB: [] }
+      for (let round = 0; round < CALL_ROUNDS(n); round++) {
+        const order = round % 2 === 0 ? ['harness', 'bare'] : ['bare', 'harness']
+        for (const name of order) {
+          if (!runs(name)) continue
+          if (name === 'harness') {
+            const t = await createTestSession({ extensions: [standardExtension], mockTools: { bash: bashAnswer } })
+            const turn = when('run them', [...Array.from({ length: n }, (_, i) => calls('bash', { command: `echo ${i + 1}` })), says('done')])
+            globalThis.gc?.()
+            const heapBefore = process.memoryUsage().heapUsed
+            const started = now()
+            await t.run(turn)
+            entry.harness.push(now() - started)
+            globalThis.gc?.()
+            entry.harnessRetainedMB.push((process.memoryUsage().heapUsed - heapBefore) / MB)
+            const results = t.events.toolResultsFor('bash')
+            if (results.length !== n || !results.every((r) => r.mocked && !r.isError)) throw new Error(`harness (b): ${results.length} results`)
+            await t.dispose()
+          } else {
+            const { session, errors } = await bare.createBareSession({ ...bareDirs, extension: standardExtension, bashAnswer, steps: bashCallSteps(n) })
+            globalThis.gc?.()
+            const heapBefore = process.memoryUsage().heapUsed
+            const started = now()
+            const end = await bare.bareTurn(session, 'run them')
+            entry.bare.push(now() - started)
+            globalThis.gc?.()
+            entry.bareRetainedMB.push((process.memoryUsage().heapUsed - heapBefore) / MB)
+            const results = end.messages.filter((m) => m.role === 'toolResult' && !m.isError)
+            if (results.length !== n || errors.length > 0) throw new Error(`bare (b): ${results.length} results`)
+            await bare.disposeBare(session)
+          }
+        }
+        log(`(b) ${n} calls, round ${round + 1}: harness ${entry.harness.at(-1)?.toFixed(0)} ms, bare ${entry.bare.at(-1)?.toFixed(0)} ms`)
+      }
+      b[n] = {
+        rounds: CALL_ROUNDS(n),
+        harnessMs: median(entry.harness),
+        bareMs: median(entry.bare),
+        harnessPerCallMs: median(entry.harness) / n,
+        barePerCallMs: median(entry.bare) / n,
+        harnessRetainedMB: median(entry.harnessRetainedMB),
+        bareRetainedMB: median(entry.bareRetainedMB),
+        raw: entry,
+      }
+    }
+    results.b = b
+  }
+
+  // ---------- (c) a Vitest file of 100 tests ----------
+  if (only.has('c') && side === 'both') {
+    const { runVitestScenario } = await import('./lib/vitest-file.mjs')
+    const c = await runVitestScenario(join(cacheDir, 'vitest'), VITEST_TESTS)
+    const afterFirst = (durations) => durations.slice(1).reduce((sum, d) => sum + d, 0) / (durations.length - 1)
+    results.c = {
+      tests: VITEST_TESTS,
+      harness: { perTestAfterFirstMs: afterFirst(c.harness.durations), medianAfterFirstMs: median(c.harness.durations.slice(1)), p90AfterFirstMs: quantile(c.harness.durations.slice(1), 0.9), firstTestMs: c.harness.durations[0], vitestWallMs: c.harness.wallMs, durations: c.harness.durations },
+      bare: { perTestAfterFirstMs: afterFirst(c.bare.durations), medianAfterFirstMs: median(c.bare.durations.slice(1)), p90AfterFirstMs: quantile(c.bare.durations.slice(1), 0.9), firstTestMs: c.bare.durations[0], vitestWallMs: c.bare.wallMs, durations: c.bare.durations },
+    }
+    log(`(c) per test after the first: harness ${results.c.harness.perTestAfterFirstMs.toFixed(2)} ms, bare ${results.c.bare.perTestAfterFirstMs.toFixed(2)} ms`)
+  }
+} finally {
+  rmSync(bareRoot, { recursive: true, force: true })
+  if (!args.has('keep')) rmSync(cacheDir, { recursive: true, force: true })
+}
+
+// ---------- the table ----------
+
+const distChanged = distStamp() !== distAtStart
+results.meta.distBuiltAt = new Date(distAtStart).toISOString()
+results.meta.distChangedDuringRun = distChanged
+
+const rows = []
+const row = (scenario, h, b, target, met, unit = 'ms') => rows.push({ scenario, harness: h, bare: b, ratio: h / b, target, met, unit })
+const fmt = (value, unit) => (value === undefined || Number.isNaN(value) ? '–' : `${value < 10 ? value.toFixed(2) : value.toFixed(0)} ${unit}`)
+
+{
+  const ok = (list) => list.filter((entry) => !entry.error)
+  const first = (list) => median(ok(list).map((entry) => entry.firstIterationMs))
+  const withImport = (list) => median(ok(list).map((entry) => entry.importMs + entry.firstIterationMs))
+  const harnessFirst = results.first.harness.length > 0 ? first(results.first.harness) : firstIterationMs
+  const n = Math.max(results.first.harness.length, 1)
+  row(`(a) first iteration after Pi import (median of ${n} processes)`, harnessFirst, first(results.first.bare), '≤ 50 ms', harnessFirst <= 50)
+  row('(a) … plus importing the harness / bare lib', results.first.harness.length > 0 ? withImport(results.first.harness) : harnessImportMs + firstIterationMs, withImport(results.first.bare), 'info', undefined)
+}
+if (results.a && side === 'both') {
+  const ratio = results.a.harness.median / results.a.bare.median
+  row('(a) median per iteration', results.a.harness.median, results.a.bare.median, 'ratio ≤ 1.10', ratio <= 1.1)
+  row('(a) p90 per iteration', results.a.harness.p90, results.a.bare.p90, 'info', undefined)
+  row('(a) median, temp home held (as under Vitest)', results.a.homeHeld.harness.median, results.a.homeHeld.bare.median, 'diagnostic', undefined)
+}
+if (results.b?.[100] && results.b?.[1000] && side === 'both') {
+  row('(b) per call, 100 calls', results.b[100].harnessPerCallMs, results.b[100].barePerCallMs, 'info', undefined)
+  const ratio = results.b[1000].harnessPerCallMs / results.b[1000].barePerCallMs
+  row('(b) per call, 1000 calls', results.b[1000].harnessPerCallMs, results.b[1000].barePerCallMs, 'ratio ≤ 1.15', ratio <= 1.15)
+  row('(b) heap retained, 1000 calls', results.b[1000].harnessRetainedMB, results.b[1000].bareRetainedMB, 'info', undefined, 'MB')
+}
+if (results.c) {
+  row('(c) Vitest, per test after the first', results.c.harness.perTestAfterFirstMs, results.c.bare.perTestAfterFirstMs, '≤ 5 ms', results.c.harness.perTestAfterFirstMs <= 5)
+  row('(c) Vitest, first test', results.c.harness.firstTestMs, results.c.bare.firstTestMs, 'info', undefined)
+}
+if (results.d) {
+  const peak = (list, key) => Math.max(...list.map((entry) => entry[key]))
+  const rss = peak(results.d.harness, 'rssGrowthMB')
+  const heap = peak(results.d.harness, 'heapGrowthMB')
+  row(`(d) runner ${LOUD_MB} MB output, peak RSS growth`, rss, peak(results.d.bare, 'rssGrowthMB'), '≤ 48 MB', rss <= 48, 'MB')
+  row(`(d) runner ${LOUD_MB} MB output, peak heap growth`, heap, peak(results.d.bare, 'heapGrowthMB'), '≤ 48 MB', heap <= 48, 'MB')
+}
+
+const header = ['scenario', 'harness', 'bare', 'ratio', 'target', 'met?']
+const lines = rows.map((r) => [
+  r.scenario,
+  fmt(r.harness, r.unit),
+  fmt(r.bare, r.unit),
+  Number.isFinite(r.ratio) ? r.ratio.toFixed(2) : '–',
+  r.target,
+  r.met === undefined ? '' : r.met ? 'yes' : 'NO',
+])
+const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)))
+const print = (cells) => `| ${cells.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`
+console.log(`\nvitest-environment-pi bench — Node ${results.meta.node}, Pi ${results.meta.pi}, ${results.meta.cpus} CPUs, commit ${results.meta.commit}${results.meta.dirtyFiles ? ` (+${results.meta.dirtyFiles} uncommitted source files)` : ''}`)
+console.log(print(header))
+console.log(print(widths.map((w) => '-'.repeat(w))))
+for (const line of lines) console.log(print(line))
+console.log(`(this process: Pi import ${piImportMs.toFixed(0)} ms, harness import after Pi ${harnessImportMs.toFixed(1)} ms, first harness iteration ${firstIterationMs.toFixed(1)} ms; other first iterations are from fresh processes)`)
+
+if (distChanged) console.log('WARNING: dist/ was rebuilt while the bench ran; the scenarios may have measured different builds.')
+
+results.table = rows.map((r) => ({ ...r, harness: round(r.harness), bare: round(r.bare), ratio: round(r.ratio) }))
+if (side === 'both' && only.size === 4) writeFileSync(join(REPO, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`)
+else writeFileSync(join(REPO, '.cache', `bench-partial-${process.pid}.json`), `${JSON.stringify(results, null, 2)}\n`)

@@ -1,0 +1,98 @@
+// Scenario (c): one Vitest file of 100 standard-scenario tests, through the built pi() plugin, and the
+// same file doing the work with bare Pi (plain node environment), each run by `vitest run` with the
+// JSON reporter. Per-test durations come from the report (they include the test's hooks).
+import { execFile } from 'node:child_process'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const lib = (name) => fileURLToPath(new URL(`./${name}`, import.meta.url))
+const VITEST = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
+
+const harnessTest = (tests) => `import { expect, it } from 'vitest'
+import { calls, createTestSession, says, when } from 'vitest-environment-pi'
+import { bashAnswer, standardExtension, STANDARD_PROMPT } from ${JSON.stringify(lib('standard.mjs'))}
+
+for (let i = 1; i <= ${tests}; i++) {
+  it(\`standard scenario \${i}\`, async () => {
+    const t = await createTestSession({ extensions: [standardExtension], mockTools: { bash: bashAnswer } })
+    await t.run(when(STANDARD_PROMPT, [calls('greet', { name: 'Ada' }), calls('bash', { command: 'rm -rf /' }), says('done')]))
+    await t.dispose()
+    expect(t.events.blockedCalls()).toHaveLength(1)
+  })
+}
+`
+
+const bareTest = (tests) => `import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, expect, it } from 'vitest'
+import { bareStandardIteration } from ${JSON.stringify(lib('bare.mjs'))}
+import { bashAnswer, standardExtension, standardSteps, STANDARD_PROMPT } from ${JSON.stringify(lib('standard.mjs'))}
+
+const root = mkdtempSync(join(tmpdir(), 'pi-bench-bare-'))
+const dirs = { cwd: root, agentDir: root }
+const standard = { extension: standardExtension, bashAnswer, steps: standardSteps, prompt: STANDARD_PROMPT }
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+for (let i = 1; i <= ${tests}; i++) {
+  it(\`standard scenario \${i}\`, async () => {
+    const { messages } = await bareStandardIteration(dirs, standard)
+    expect(messages.filter((m) => m.role === 'toolResult' && m.isError)).toHaveLength(1)
+  })
+}
+`
+
+const harnessConfig = `import { defineConfig } from 'vitest/config'
+import { pi } from 'vitest-environment-pi/plugin'
+
+// BENCH_VITEST_EXEC_ARGV: node flags for the test worker, e.g. '["--cpu-prof","--cpu-prof-dir=/abs/dir"]'.
+export default defineConfig({ plugins: [pi()], test: { include: ['harness.test.mjs'], execArgv: JSON.parse(process.env.BENCH_VITEST_EXEC_ARGV ?? '[]') } })
+`
+
+const bareConfig = `import { defineConfig } from 'vitest/config'
+
+export default defineConfig({ test: { include: ['bare.test.mjs'], environment: 'node', execArgv: JSON.parse(process.env.BENCH_VITEST_EXEC_ARGV ?? '[]') } })
+`
+
+function runVitest(dir, config, env) {
+  const report = join(dir, `${config}.report.json`)
+  const started = performance.now()
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [VITEST, 'run', '--root', dir, '--config', join(dir, `${config}.config.mjs`), '--reporter=json', `--outputFile=${report}`],
+      { cwd: dir, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const wallMs = performance.now() - started
+        let json
+        try {
+          json = JSON.parse(readFileSync(report, 'utf8'))
+        } catch {
+          reject(new Error(`vitest (${config}) wrote no report: ${error?.message ?? ''}\n${stdout}\n${stderr}`))
+          return
+        }
+        const tests = json.testResults.flatMap((file) => file.assertionResults)
+        const failed = tests.filter((test) => test.status !== 'passed')
+        if (failed.length > 0) {
+          reject(new Error(`vitest (${config}): ${failed.length} test(s) failed:\n${failed[0].failureMessages?.join('\n')}`))
+          return
+        }
+        resolve({ wallMs, durations: tests.map((test) => test.duration ?? NaN) })
+      },
+    )
+  })
+}
+
+/** Generates the two files and their configs in `dir` and runs them one after the other. */
+export async function runVitestScenario(dir, tests = 100, env = {}) {
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'harness.test.mjs'), harnessTest(tests))
+  writeFileSync(join(dir, 'bare.test.mjs'), bareTest(tests))
+  writeFileSync(join(dir, 'harness.config.mjs'), harnessConfig)
+  writeFileSync(join(dir, 'bare.config.mjs'), bareConfig)
+  const bareEnv = { PI_OFFLINE: '1', PI_TELEMETRY: '0', JITI_FS_CACHE: 'false', ...env }
+  const harness = await runVitest(dir, 'harness', env)
+  const bare = await runVitest(dir, 'bare', bareEnv)
+  return { harness, bare }
+}
