@@ -7,9 +7,9 @@ import type { MockToolHandler } from './mock-tools.js'
 import type { MockUIOptions } from './mock-ui.js'
 import { loadPiPackage, piModuleLoader, type LoadedPackage } from './pi/load-package.js'
 import type { Turn } from './playbook.js'
-import type { SessionRecords } from './records.js'
+import { SessionRecords } from './records.js'
 import { runBounded, validateTimeoutMs, type BoundedRunResult } from './runner.js'
-import { createTestSession } from './session.js'
+import { createTestSession, type TestSession } from './session.js'
 
 export const SANDBOX_STEPS = ['npm pack', 'npm install', 'load', 'expect', 'smoke'] as const
 export type SandboxStep = (typeof SANDBOX_STEPS)[number]
@@ -206,36 +206,19 @@ export async function verifySandboxInstall(options: SandboxOptions): Promise<San
 
     let smoke: SandboxResult['smoke']
     if (options.smoke) {
-      const { mockTools, mockUI, script } = options.smoke
+      const smokeProblems: string[] = []
       smoke = await step(
         'smoke',
         async () => {
           if (loaded.extensionErrors.length > 0) {
-            problems.push('smoke: not run: the package did not load')
+            smokeProblems.push('not run: the package did not load')
             return undefined
           }
-          const t = await createTestSession({
-            extensions: loaded.extensionFiles,
-            root: installedDir,
-            importModule: piModuleLoader(),
-            ...(mockTools ? { mockTools } : {}),
-            ...(mockUI === undefined ? {} : { mockUI }),
-          })
-          try {
-            await t.run(...script)
-            // A smoke passes when the tools worked, not merely when the playbook was followed.
-            for (const result of t.events.toolResults.filter((r) => r.isError)) {
-              problems.push(`smoke: tool ${result.toolName} returned an error at playbook step ${result.step}: ${result.text}`)
-            }
-          } catch (error) {
-            problems.push(`smoke: ${messageOf(error)}`)
-          } finally {
-            await t.dispose()
-          }
-          return { events: t.events }
+          return runSmoke(options.smoke!, loaded.extensionFiles, installedDir, smokeProblems)
         },
-        (value) => (value === undefined ? 'skipped' : problems.some((p) => p.startsWith('smoke: ')) ? 'failed' : 'passed'),
+        (ran) => (ran === undefined ? 'skipped' : smokeProblems.length === 0 ? 'passed' : 'failed'),
       )
+      problems.push(...smokeProblems.map((problem) => `smoke: ${problem}`))
     }
 
     return {
@@ -252,6 +235,37 @@ export async function verifySandboxInstall(options: SandboxOptions): Promise<San
   } finally {
     rmSync(sandbox, { recursive: true, force: true })
   }
+}
+
+/** The playbook against the installed extensions, loaded as Pi loads them; what went wrong goes to `problems`. */
+async function runSmoke(smoke: SandboxSmoke, extensionFiles: string[], installedDir: string, problems: string[]): Promise<{ events: SessionRecords }> {
+  const { mockTools, mockUI, script } = smoke
+  const records = new SessionRecords()
+  let t: TestSession
+  try {
+    t = await createTestSession({
+      extensions: extensionFiles,
+      root: installedDir,
+      importModule: piModuleLoader(),
+      ...(mockTools ? { mockTools } : {}),
+      ...(mockUI === undefined ? {} : { mockUI }),
+    })
+  } catch (error) {
+    problems.push(`the session did not start: ${messageOf(error)}`)
+    return { events: records }
+  }
+  try {
+    await t.run(...script)
+    // A smoke passes when the tools worked, not merely when the playbook was followed.
+    for (const result of t.events.toolResults.filter((r) => r.isError)) {
+      problems.push(`tool ${result.toolName} returned an error at playbook step ${result.step}: ${result.text}`)
+    }
+  } catch (error) {
+    problems.push(messageOf(error))
+  } finally {
+    await t.dispose()
+  }
+  return { events: t.events }
 }
 
 function validNpmCommand(npmCommand: readonly string[] | undefined): string[] {

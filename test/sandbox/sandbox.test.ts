@@ -99,6 +99,18 @@ describe('a good Pi package', () => {
     expect(result.problems).toEqual(['smoke: tool wave returned an error at playbook step 1: Tool wave not found'])
     expect(result.steps.at(-1)).toMatchObject({ step: 'smoke', status: 'failed' })
   })
+
+  it('fails a smoke whose session cannot start, with the reason', async () => {
+    const result = await verifySandboxInstall({
+      packageDir: join(PACKAGES, 'good'),
+      ...FAST_INSTALL,
+      smoke: { mockTools: { deploy: 'ok' }, script: [when('Greet', [says('Hi.')])] },
+    })
+    expect(result.problems).toEqual([
+      'smoke: the session did not start: mockTools names no tool: "deploy". Known tools: bash, edit, find, greet, grep, ls, read, write',
+    ])
+    expect(result.steps.at(-1)).toMatchObject({ step: 'smoke', status: 'failed' })
+  })
 })
 
 describe('a broken Pi package fails with the cause', () => {
