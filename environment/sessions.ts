@@ -14,7 +14,14 @@ function fileSessions(): Set<TestSession> {
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
   const t = await createSession(withDefaults(options))
   try {
-    onTestFinished(() => t.dispose())
+    // An unhandled call the test never awaited (a timer, a fire-and-forget turn) still fails it.
+    onTestFinished(async () => {
+      try {
+        t.verify()
+      } finally {
+        await t.dispose()
+      }
+    })
   } catch {
     // Not inside a test (a beforeAll or the module itself): keep it for the end of the file.
     fileSessions().add(t)

@@ -1,4 +1,5 @@
 // The matchers, for expect.extend; the setup file registers them.
+import { toHaveExecuted, toHaveFetched, toHaveUsedAllMocks, type ExpectedFetch } from './io.js'
 import { toHaveSaid, toHaveSentToModel } from './model.js'
 import { toHaveRegisteredCommand, toHaveRegisteredTool } from './registrations.js'
 import { toHaveBlocked, toHaveCalledTool, toHaveCalledToolsInOrder, toHaveCalledToolTimes } from './tool-calls.js'
@@ -19,9 +20,12 @@ export const piMatchers = {
   toHaveSentToModel,
   toHaveRegisteredTool,
   toHaveRegisteredCommand,
+  toHaveExecuted,
+  toHaveFetched,
+  toHaveUsedAllMocks,
 }
 
-export type { DialogMethod, ExpectedToolResult, TextMatcher }
+export type { DialogMethod, ExpectedFetch, ExpectedToolResult, TextMatcher }
 
 /** The matchers as `expect(t)` sees them; R is what each returns. */
 export interface PiMatchers<R = unknown> {
@@ -41,4 +45,10 @@ export interface PiMatchers<R = unknown> {
   toHaveSentToModel(text: TextMatcher): R
   toHaveRegisteredTool(name: string): R
   toHaveRegisteredCommand(name: string): R
+  /** pi.exec ran `command` (the command, or the whole command line; a RegExp is tested on the line). */
+  toHaveExecuted(command: string | RegExp, args?: unknown[]): R
+  /** Some HTTP request's URL matched; a string matches as a substring. */
+  toHaveFetched(url: TextMatcher, init?: ExpectedFetch): R
+  /** Every exec, HTTP and tool rule with a `times` limit answered that often. */
+  toHaveUsedAllMocks(): R
 }

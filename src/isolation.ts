@@ -1,8 +1,10 @@
-// Keeps Pi and the extension under test away from the real home: a temp HOME and agent dir, offline.
+// Keeps Pi and the extension under test away from the real home and the network: a temp HOME and
+// agent dir, offline, and no connection beyond loopback.
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import os, { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { guardNetwork } from './network-guard.js'
 
 export interface Isolation {
   home: string
@@ -46,10 +48,12 @@ export function enterIsolation(): { isolation: Isolation; leave: () => void } {
       JITI_FS_CACHE: 'false',
     })
     const restoreHomedir = replaceHomedir(home)
+    const releaseNetwork = guardNetwork()
     slot[ISOLATION] = {
       isolation: { home, agentDir },
       users: 0,
       restore: () => {
+        releaseNetwork()
         restoreHomedir()
         restoreEnv()
         rmSync(home, { recursive: true, force: true })

@@ -77,14 +77,20 @@ export function createExecMock(mocks: ExecMock, options: ExecMockOptions): ExecM
   return {
     async exec(command, args, execOptions) {
       const call: ExecCall = { command, args: [...args], line: [command, ...args].join(' ') }
-      const record = (result: PiExecResult, answeredBy: string) =>
-        options.record({ command, args: [...args], ...cwdOf(execOptions), result, answeredBy })
+      const record = (result: PiExecResult, answeredBy: string, error?: unknown) =>
+        options.record({
+          command,
+          args: [...args],
+          ...cwdOf(execOptions),
+          result,
+          answeredBy,
+          ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
+        })
       let answered: [PiExecResult, string]
       try {
         answered = await answer(call, execOptions)
       } catch (error) {
-        // ExecCallRecord has no field for a rejection, so the record carries Pi's own failure shape.
-        record({ ...NOT_STARTED }, options.unhandled === 'bypass' ? 'real' : 'unhandled')
+        record({ ...NOT_STARTED }, options.unhandled === 'bypass' ? 'real' : 'unhandled', error)
         throw error
       }
       const [result, answeredBy] = answered

@@ -26,6 +26,7 @@ export interface RuleHit<Rule> {
 
 /** A rule that did not answer a request, and why. */
 export interface RuleMiss {
+  index: number
   label: string
   /** The rule matched but had already answered `times` times. */
   ranOut: boolean
@@ -49,18 +50,19 @@ export class MockRules<Request, Rule extends CountedRule> {
   readonly #rules: readonly Rule[]
   readonly #uses: number[]
 
-  /** `section` names the spec section the labels point into, e.g. `exec` gives `exec.rules[N]`. */
+  /** `section` and `list` name where the labels point, e.g. `exec` gives `exec.rules[N]`. */
   constructor(
     rules: readonly Rule[] | undefined,
     readonly section: string,
     readonly matcher: RuleMatcher<Request, Rule>,
+    readonly list = 'rules',
   ) {
     this.#rules = rules ?? []
     this.#uses = this.#rules.map(() => 0)
   }
 
   labelOf(index: number): string {
-    return `${this.section}.rules[${index}]`
+    return `${this.section}.${this.list}[${index}]`
   }
 
   /** The first rule that matches and still has uses left; that use is counted. */
@@ -70,12 +72,12 @@ export class MockRules<Request, Rule extends CountedRule> {
       const label = this.labelOf(index)
       const reasons = this.matcher.mismatches(rule, request)
       if (reasons.length > 0) {
-        misses.push({ label, ranOut: false, line: `${label} did not match: ${reasons.join('; ')}` })
+        misses.push({ index, label, ranOut: false, line: `${label} did not match: ${reasons.join('; ')}` })
         continue
       }
       const times = limitOf(rule)
       if (times > 0 && this.#uses[index]! >= times) {
-        misses.push({ label, ranOut: true, line: `${label} matched but its times (${times}) ran out` })
+        misses.push({ index, label, ranOut: true, line: `${label} matched but its times (${times}) ran out` })
         continue
       }
       this.#uses[index]!++
@@ -86,7 +88,7 @@ export class MockRules<Request, Rule extends CountedRule> {
 
   /** One line per rule tried, in order, for an error message. */
   explain(misses: readonly RuleMiss[]): string[] {
-    return misses.length > 0 ? misses.map((miss) => miss.line) : [`(${this.section}.rules is empty)`]
+    return misses.length > 0 ? misses.map((miss) => miss.line) : [`(${this.section}.${this.list} is empty)`]
   }
 
   pending(): PendingRule[] {

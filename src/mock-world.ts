@@ -6,6 +6,7 @@ import { resolve } from 'node:path'
 import { readJsonFile } from './mock-spec/load.js'
 import type { ContentBlock, EventFire, MockSpec, ModelMock, SessionMessage, SessionMock, ToolInvocationRule, ToolsMock, UiMock } from './mock-spec/types.js'
 import { MockSpecError, validateMockSpec } from './mock-spec/validate.js'
+import { MockRules, type PendingRule } from './mock-rules.js'
 import type { MockToolHandler, MockToolResult } from './mock-tools.js'
 import type { MockUIOptions } from './mock-ui.js'
 import { SCRIPTED_MODEL, type AgentMessage, type ExtensionAPI, type Model, type SessionManager } from './pi/index.js'
@@ -180,30 +181,37 @@ export function overrideApi(api: ExtensionAPI, blocks: MockBlocks): ExtensionAPI
   return { ...api, ...overrides }
 }
 
-/** The spec's tool invocations as tool mocks: first rule whose input_match the call's input contains. */
-export function invocationMocks(tools: ToolsMock | undefined, onUnhandled: (error: Error) => void): Record<string, MockToolHandler> {
-  const byTool = new Map<string, { rule: ToolInvocationRule; index: number; uses: number }[]>()
-  ;(tools?.invocations ?? []).forEach((rule, index) => {
-    byTool.set(rule.name, [...(byTool.get(rule.name) ?? []), { rule, index, uses: 0 }])
-  })
+/** The spec's tool invocations as tool mocks: the first rule for the tool whose input_match the call's input contains. */
+export function invocationMocks(
+  tools: ToolsMock | undefined,
+  onUnhandled: (error: Error) => void,
+): { mocks: Record<string, MockToolHandler>; pending(): PendingRule[] } {
+  const rules = new MockRules<{ name: string; input: unknown }, ToolInvocationRule>(tools?.invocations, 'tools', {
+    mismatches: (rule, call) => {
+      if (rule.name !== call.name) return [`it is for ${rule.name}`]
+      return contains(call.input, rule.input_match ?? {}) ? [] : [`the input does not contain ${JSON.stringify(rule.input_match)}`]
+    },
+    describe: (rule) => `${rule.name} input_match ${JSON.stringify(rule.input_match ?? {})}`,
+  }, 'invocations')
   const mocks: Record<string, MockToolHandler> = {}
-  for (const [name, rules] of byTool) {
+  for (const name of new Set((tools?.invocations ?? []).map((rule) => rule.name))) {
     mocks[name] = (params) => {
-      const hit = rules.find(({ rule, uses }) => (!rule.times || uses < rule.times) && contains(params, rule.input_match ?? {}))
-      if (!hit) {
+      const lookup = rules.find({ name, input: params })
+      if (!lookup.hit) {
+        const tried = lookup.misses.filter((miss) => tools!.invocations![miss.index]!.name === name)
         const error = new Error(
-          `Unhandled tool call ${name}(${JSON.stringify(params)}): no tools.invocations rule matched. Tried:\n` +
-            rules.map(({ rule, index, uses }) => `  tools.invocations[${index}] input_match ${JSON.stringify(rule.input_match ?? {})}${rule.times && uses >= rule.times ? ` (times ${rule.times} ran out)` : ''}`).join('\n'),
+          `Unhandled tool call ${name}(${JSON.stringify(params)}): no tools.invocations rule answered. Tried:\n` +
+            rules.explain(tried).map((line) => `  ${line}`).join('\n'),
         )
         onUnhandled(error)
         throw error
       }
-      hit.uses++
-      if (hit.rule.error !== undefined) return { content: [{ type: 'text', text: hit.rule.error }], isError: true }
-      return toolResult(hit.rule.result)
+      const { rule } = lookup.hit
+      if (rule.error !== undefined) return { content: [{ type: 'text', text: rule.error }], isError: true }
+      return toolResult(rule.result)
     }
   }
-  return mocks
+  return { mocks, pending: () => rules.pending() }
 }
 
 function toolResult(result: Record<string, unknown> | undefined): MockToolResult {

@@ -1,4 +1,5 @@
 // What a session did, recorded as it happened: the records matchers and tests read.
+import type { HttpCallRecord } from './mock-http.js'
 import type { AgentMessage, AgentSessionEvent, Message, ToolResultMessage } from './pi/index.js'
 
 export type ToolContent = ToolResultMessage['content']
@@ -45,9 +46,13 @@ export interface ExecCallRecord {
   args: string[]
   cwd?: string
   result: { stdout: string; stderr: string; code: number; killed: boolean }
-  /** Which mock rule answered, or 'real' when the command ran. */
+  /** Which mock rule answered (`exec.rules[N]`, `exec.default_result`), 'real', or 'unhandled'. */
   answeredBy: string
+  /** Why the call was rejected, when no mock answered it. */
+  error?: string
 }
+
+export type { HttpCallRecord } from './mock-http.js'
 
 export interface ExtensionErrorRecord {
   extensionPath: string
@@ -71,6 +76,7 @@ export class SessionRecords {
   readonly messages: AgentMessage[] = []
   readonly modelRequests: ModelRequestRecord[] = []
   readonly exec: ExecCallRecord[] = []
+  readonly http: HttpCallRecord[] = []
   readonly extensionErrors: ExtensionErrorRecord[] = []
 
   toolCallsFor(name: string): ToolCallRecord[] {

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { enterIsolation } from './isolation.js'
+import { createIoMocks } from './io-mocks.js'
+import type { PendingRule } from './mock-rules.js'
 import { instrumentTool, type MockToolHandler } from './mock-tools.js'
 import { createMockUI, type MockUIOptions } from './mock-ui.js'
 import { moduleLoader, type ModuleLoader } from './module-loader.js'
@@ -76,6 +78,10 @@ export interface TestSession {
   command(name: string, args?: string, actions?: readonly Action[]): Promise<void>
   /** Fires an extension event through Pi's runner and returns what the handlers returned. */
   emit(eventName: string, payload?: Record<string, unknown>): Promise<unknown>
+  /** Throws what went wrong outside run(), command() and emit(): an unhandled call, a strict dialog. */
+  verify(): void
+  /** Exec, HTTP and tool rules with a `times` limit that have not answered that often yet. */
+  pendingMocks(): PendingRule[]
   /** The events the mock spec fired at start, with what the handlers returned. */
   readonly firedEvents: readonly FiredEvent[]
   /** Fires `session_shutdown` and removes temp dirs; safe to call twice. */
@@ -94,15 +100,18 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   const ownCwd = options.cwd === undefined
   const cwd = ownCwd ? mkdtempSync(join(tmpdir(), 'pi-cwd-')) : resolve(options.cwd!)
   const cleanup = () => {
+    io.release()
     if (ownCwd) rmSync(cwd, { recursive: true, force: true })
     leave()
   }
 
   const records = new SessionRecords()
   const problems: Error[] = []
+  const io = createIoMocks(blocks, { unhandled: options.unhandled ?? 'error', records, onProblem: (error) => void problems.push(error) })
   const mocked = new Set<string>()
   const stepOfCall = new Map<string, number>()
-  const mockTools = { ...invocationMocks(blocks.tools, (error) => void problems.push(error)), ...options.mockTools }
+  const toolRules = invocationMocks(blocks.tools, (error) => void problems.push(error))
+  const mockTools = { ...toolRules.mocks, ...options.mockTools }
   let session: AgentSession | undefined
 
   const instrumentation = {
@@ -127,6 +136,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
 
   const instrumentApi = (api: ExtensionAPI): ExtensionAPI => ({
     ...overrideApi(api, blocks),
+    exec: io.execFor(api),
     registerTool: (definition) => {
       api.registerTool(instrumentTool(definition as ToolDefinition, instrumentation))
     },
@@ -314,6 +324,8 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       return result
     },
     firedEvents,
+    verify: failIfProblems,
+    pendingMocks: () => [...io.pending(), ...toolRules.pending()],
     async dispose() {
       if (disposed) return
       disposed = true

@@ -92,7 +92,8 @@ describe('createMockPi', () => {
     mockPi = createMockPi()
     mockPi.onCall({ output: 'The tests pass.\n' }).onCall({ stderr: 'model overloaded\n', exitCode: 2 })
     mockPi.install()
-    t = await createTestSession({ extensions: [askPiExtension] })
+    // pi.exec runs the fake executable for real: no exec rule answers it.
+    t = await createTestSession({ extensions: [askPiExtension], unhandled: 'bypass' })
     await t.run(
       when('ask a subagent twice', [
         calls('ask_pi', { prompt: 'run the tests' }),

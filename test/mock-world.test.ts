@@ -96,9 +96,9 @@ describe('a mocked world from a mock spec', () => {
       ['EACCES: b.md', true],
     ])
     await expect(t.run(when('again', [calls('read', { path: 'a.md' }), says('?')]))).rejects.toThrow(
-      'Unhandled tool call read({"path":"a.md"}): no tools.invocations rule matched. Tried:\n' +
-        '  tools.invocations[0] input_match {"path":"a.md"} (times 1 ran out)\n' +
-        '  tools.invocations[1] input_match {"path":"b.md"}',
+      'Unhandled tool call read({"path":"a.md"}): no tools.invocations rule answered. Tried:\n' +
+        '  tools.invocations[0] matched but its times (1) ran out\n' +
+        '  tools.invocations[1] did not match: the input does not contain {"path":"b.md"}',
     )
   })
 

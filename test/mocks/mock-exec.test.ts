@@ -235,9 +235,17 @@ describe('createExecMock records', () => {
     ])
   })
 
-  it('records an unhandled call that was rejected, with the failure shape Pi uses', async () => {
+  it('records an unhandled call that was rejected, with the failure shape Pi uses and why', async () => {
     const { mock, records } = harness({}, 'error')
     await expect(mock.exec('x', ['y'])).rejects.toThrow('Unhandled exec: x y ')
-    expect(records).toEqual([{ command: 'x', args: ['y'], result: { stdout: '', stderr: '', code: 1, killed: false }, answeredBy: 'unhandled' }])
+    expect(records).toEqual([
+      {
+        command: 'x',
+        args: ['y'],
+        result: { stdout: '', stderr: '', code: 1, killed: false },
+        answeredBy: 'unhandled',
+        error: 'Unhandled exec: x y (no rule matched and exec.default_result is not set)\n  (exec.rules is empty)',
+      },
+    ])
   })
 })

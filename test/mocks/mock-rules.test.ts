@@ -55,8 +55,8 @@ describe('MockRules', () => {
     expect(lookup.hit).toBeUndefined()
     const misses = lookup.hit === undefined ? lookup.misses : []
     expect(misses).toEqual([
-      { label: 'demo.rules[0]', ranOut: false, line: 'demo.rules[0] did not match: "b" is not "a"' },
-      { label: 'demo.rules[1]', ranOut: true, line: 'demo.rules[1] matched but its times (2) ran out' },
+      { index: 0, label: 'demo.rules[0]', ranOut: false, line: 'demo.rules[0] did not match: "b" is not "a"' },
+      { index: 1, label: 'demo.rules[1]', ranOut: true, line: 'demo.rules[1] matched but its times (2) ran out' },
     ])
     expect(rules.explain(misses)).toEqual(['demo.rules[0] did not match: "b" is not "a"', 'demo.rules[1] matched but its times (2) ran out'])
   })
