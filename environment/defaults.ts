@@ -13,6 +13,9 @@ export interface PiEnvironmentOptions {
   systemPrompt?: string
   propagateErrors?: boolean
   toolExecution?: 'parallel' | 'sequential'
+  /** A pi.ext.mock_spec.v1 file, resolved against the project root. */
+  mockSpec?: string
+  unhandled?: 'error' | 'warn' | 'bypass'
 }
 
 // On globalThis of the test's realm; setupVM writes it into the VM context too.

@@ -1,0 +1,30 @@
+// The audit (test/support/network-audit*.ts) fails the whole run if any file opens a socket beyond
+// loopback; this file shows it would notice one, and that sessions refuse to open one.
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import net from 'node:net'
+import { join } from 'node:path'
+import { threadId } from 'node:worker_threads'
+import { expect, it } from 'vitest'
+import { createTestSession } from '../src/index.js'
+import { auditConnect } from './support/network-audit.js'
+
+it('is audited: every Socket#connect goes through the audit, which records targets beyond loopback', () => {
+  expect(net.Socket.prototype.connect.name).toBe('audited')
+  const dir = process.env.PI_NETWORK_AUDIT_DIR!
+  // The arguments of a connect call, checked without connecting (192.0.2.1 is TEST-NET-1).
+  expect(auditConnect([{ host: '127.0.0.1', port: 80 }])).toBe(false)
+  expect(auditConnect([{ path: '/tmp/x.sock' }])).toBe(false)
+  expect(auditConnect([9, '192.0.2.1'])).toBe(true)
+  const log = join(dir, `${process.pid}-${threadId}.log`)
+  expect(readdirSync(dir)).toContain(`${process.pid}-${threadId}.log`)
+  expect(readFileSync(log, 'utf8')).toBe('192.0.2.1:9\n')
+  // Forget this deliberate entry (this file opens nothing else), so that the audit judges the rest of the suite.
+  rmSync(log)
+})
+
+it('refuses connections beyond loopback while a session lives, before any packet leaves', async () => {
+  const t = await createTestSession()
+  const error = await new Promise<Error>((resolve) => net.connect(443, 'example.com').on('error', resolve))
+  expect(error.message).toBe('Network access is disabled in tests: example.com:443')
+  await t.dispose()
+})
