@@ -39,7 +39,7 @@ describe('a consumer project with plugins: [pi()]', () => {
   it('prints what happened instead when a matcher fails', async () => {
     const { report } = await consumer.vitest(['failing/'])
     const failures = failuresByTitle(report)
-    expect(Object.keys(failures)).toHaveLength(17)
+    expect(Object.keys(failures)).toHaveLength(18)
     expect(failures['toHaveCalledTool with params that never matched']).toContain(
       [
         'Expected bash to be called with {"command":"git stash"}.',
@@ -95,6 +95,9 @@ describe('a consumer project with plugins: [pi()]', () => {
       'Expected a tool named deploy.\n\nTools: read, bash, edit, write, grep, find, ls, greet',
     )
     expect(failures['not.toHaveRegisteredCommand']).toContain('Expected no command /mode.\n\nCommands: /mode')
+    expect(failures['an unhandled exec the test never awaited']).toContain(
+      'Unhandled exec: git status (no rule matched and exec.default_result is not set)\n  (exec.rules is empty)',
+    )
     expect(failures['an invalid receiver']).toContain(
       'expect(received).toHaveCalledTool(): received must be a test session or its events, got an object with keys nope',
     )

@@ -67,3 +67,9 @@ it('not.toHaveRegisteredCommand', async () => {
 it('an invalid receiver', () => {
   expect({ nope: true }).toHaveCalledTool('bash')
 })
+it('an unhandled exec the test never awaited', async () => {
+  // The extension runs git when the session starts and ignores the failure: the test still fails.
+  await createTestSession({
+    extensions: [(pi) => pi.on('session_start', () => void pi.exec('git', ['status']).catch(() => undefined))],
+  })
+})
