@@ -7,6 +7,7 @@ export default environment
 export { createTestSession } from './sessions.js'
 export { test, type PiFixtures } from './fixture.js'
 export type { PiEnvironmentOptions } from './defaults.js'
+export type { PiSandboxConfig, PiGlobalSetupOptions, ProvidedScripts, ProvidedSandbox } from './provided.js'
 export { piSerializer } from './serializer.js'
 export type { PiMatchers, ExpectedToolResult, TextMatcher, DialogMethod } from '../matchers/index.js'
 export {
@@ -37,6 +38,17 @@ export {
   type ModelRequestRecord,
   type ExtensionErrorRecord,
   type SessionRecords,
+  type HttpCallRecord,
+  type PendingRule,
+  type MockBlocks,
+  type FiredEvent,
+  verifySandboxInstall,
+  SandboxError,
+  type SandboxOptions,
+  type SandboxResult,
+  runProjectScript,
+  type ProjectScript,
+  type ProjectScriptResult,
 } from '../src/index.js'
 
 declare module 'vitest' {

@@ -1,6 +1,7 @@
 // The matchers, for expect.extend; the setup file registers them.
 import { toHaveExecuted, toHaveFetched, toHaveUsedAllMocks, type ExpectedFetch } from './io.js'
 import { toHaveSaid, toHaveSentToModel } from './model.js'
+import { toHavePassed } from './scripts.js'
 import { toHaveRegisteredCommand, toHaveRegisteredTool } from './registrations.js'
 import { toHaveBlocked, toHaveCalledTool, toHaveCalledToolsInOrder, toHaveCalledToolTimes } from './tool-calls.js'
 import { toHaveToolResult, type ExpectedToolResult } from './tool-results.js'
@@ -23,6 +24,7 @@ export const piMatchers = {
   toHaveExecuted,
   toHaveFetched,
   toHaveUsedAllMocks,
+  toHavePassed,
 }
 
 export type { DialogMethod, ExpectedFetch, ExpectedToolResult, TextMatcher }
@@ -51,4 +53,6 @@ export interface PiMatchers<R = unknown> {
   toHaveFetched(url: TextMatcher, init?: ExpectedFetch): R
   /** Every exec, HTTP and tool rule with a `times` limit answered that often. */
   toHaveUsedAllMocks(): R
+  /** A script run or sandbox install passed; a failure shows its status and output tail or problems. */
+  toHavePassed(): R
 }

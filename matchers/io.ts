@@ -1,7 +1,7 @@
 // What the extension executed and fetched, and whether every limited mock was used.
 import type { MatcherState } from 'vitest'
 import type { ExecCallRecord, HttpCallRecord } from '../src/records.js'
-import { requireReceived } from './receiver.js'
+import { describeValue, requireReceived } from './receiver.js'
 import { report } from './report.js'
 import { compact, matchesText, matchesValue, numbered, printText, type TextMatcher } from './text.js'
 
@@ -62,7 +62,7 @@ function lowerKeys(headers: Record<string, unknown>): Record<string, unknown> {
 export function toHaveUsedAllMocks(this: MatcherState, received: unknown) {
   const t = received as { pendingMocks?: () => { line: string }[] } | null
   if (typeof t?.pendingMocks !== 'function') {
-    throw new TypeError('expect(received).toHaveUsedAllMocks(): received must be a test session (createTestSession)')
+    throw new TypeError(`expect(received).toHaveUsedAllMocks(): received must be a test session (createTestSession), got ${describeValue(received)}`)
   }
   const pending = t.pendingMocks()
   return report(this, {

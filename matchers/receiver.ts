@@ -30,7 +30,8 @@ export function requireReceived(value: unknown, matcher: string, needsSession = 
   return received
 }
 
-function describeValue(value: unknown): string {
+/** A short description of an unexpected received value, for error messages. */
+export function describeValue(value: unknown): string {
   if (value === null || value === undefined) return String(value)
   if (Array.isArray(value)) return 'an array'
   return typeof value === 'object' ? `an object with keys ${Object.keys(value).slice(0, 5).join(', ') || '(none)'}` : `a ${typeof value}`

@@ -5,6 +5,8 @@ type SyncResult = Exclude<MatcherResult, Promise<unknown>>
 
 export interface Report {
   matcher: string
+  /** What the hint calls the received value; 'session' unless said. */
+  received?: string
   /** The matcher's arguments as shown in the hint, e.g. 'name, params'. */
   args: string
   pass: boolean
@@ -21,7 +23,7 @@ export function report(state: MatcherState, r: Report): SyncResult {
   const { utils, isNot, promise } = state
   const message = () =>
     [
-      utils.matcherHint(`.${r.matcher}`, 'session', r.args, { isNot, promise }),
+      utils.matcherHint(`.${r.matcher}`, r.received ?? 'session', r.args, { isNot, promise }),
       '',
       isNot ? r.notExpected : r.expected,
       '',

@@ -1,6 +1,7 @@
 // toHavePassed: an npm-script run or a sandbox install passed; a failure prints what went wrong.
 import type { MatcherState } from 'vitest'
 import type { BoundedRunResult } from '../src/runner.js'
+import { describeValue } from './receiver.js'
 import { report } from './report.js'
 
 /** The fields of a sandbox result the matcher reads (the full result, or the summary a global setup provides). */
@@ -44,6 +45,7 @@ export function toHavePassed(this: MatcherState, received: unknown) {
   if (isSandbox(received)) {
     return report(this, {
       matcher: 'toHavePassed',
+      received: 'result',
       args: '',
       pass: received.status === 'passed',
       expected: `Expected the sandbox install of ${received.packageName} to pass.`,
@@ -55,6 +57,7 @@ export function toHavePassed(this: MatcherState, received: unknown) {
     const what = received.script === undefined ? 'the run' : `npm run ${received.script}`
     return report(this, {
       matcher: 'toHavePassed',
+      received: 'result',
       args: '',
       pass: received.status === 'passed',
       expected: `Expected ${what} to pass.`,
@@ -62,6 +65,7 @@ export function toHavePassed(this: MatcherState, received: unknown) {
       happened: () => describeRun(received),
     })
   }
-  const shown = received === undefined || received === null ? String(received) : isObject(received) ? `an object with keys ${Object.keys(received).slice(0, 5).join(', ') || '(none)'}` : `a ${typeof received}`
-  throw new TypeError(`expect(received).toHavePassed(): received must be a script run result (runProjectScript, runBounded, inject('pi:scripts')) or a sandbox result (verifySandboxInstall, inject('pi:sandbox')), got ${shown}`)
+  throw new TypeError(
+    `expect(received).toHavePassed(): received must be a script run result (runProjectScript, runBounded, inject('pi:scripts')) or a sandbox result (verifySandboxInstall, inject('pi:sandbox')), got ${describeValue(received)}`,
+  )
 }

@@ -14,3 +14,19 @@ export type {
   UICallRecord,
 } from './records.js'
 export { createMockPi, type MockPi, type MockPiCall, type MockPiResponse } from './mock-pi.js'
+export {
+  verifySandboxInstall,
+  SandboxError,
+  SANDBOX_STEPS,
+  type SandboxOptions,
+  type SandboxResult,
+  type SandboxExpect,
+  type SandboxSmoke,
+  type SandboxLoaded,
+  type SandboxStep,
+  type SandboxStepEvent,
+} from './sandbox.js'
+export { runProjectScript, type ProjectScript, type ProjectScriptResult, type ProjectScriptOptions } from './runner.js'
+export type { HttpCallRecord } from './mock-http.js'
+export type { PendingRule } from './mock-rules.js'
+export type { MockBlocks, FiredEvent } from './mock-world.js'

@@ -86,7 +86,8 @@ export async function runProjectScript(options: ProjectScriptOptions = {}): Prom
   }
 }
 
-function resolveNpmCommand(npmCommand: readonly string[] | undefined): string[] {
+/** The argv that runs npm: `npmCommand` as given (checked), else the npm that launched us, else `npm`. */
+export function resolveNpmCommand(npmCommand: readonly string[] | undefined): string[] {
   if (npmCommand !== undefined) {
     if (!Array.isArray(npmCommand) || npmCommand.length === 0 || !npmCommand.every((part) => typeof part === 'string' && part !== '')) {
       throw new TypeError('npmCommand must be a non-empty array of non-empty strings')

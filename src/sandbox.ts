@@ -8,7 +8,7 @@ import type { MockUIOptions } from './mock-ui.js'
 import { loadPiPackage, piModuleLoader, type LoadedPackage } from './pi/load-package.js'
 import type { Turn } from './playbook.js'
 import { SessionRecords } from './records.js'
-import { runBounded, validateTimeoutMs, type BoundedRunResult } from './runner.js'
+import { resolveNpmCommand, runBounded, validateTimeoutMs, type BoundedRunResult } from './runner.js'
 import { createTestSession, type TestSession } from './session.js'
 
 export const SANDBOX_STEPS = ['npm pack', 'npm install', 'load', 'expect', 'smoke'] as const
@@ -118,7 +118,7 @@ interface PackageJson {
 export async function verifySandboxInstall(options: SandboxOptions): Promise<SandboxResult> {
   const startedAt = performance.now()
   const timeoutMs = validateTimeoutMs(options.timeoutMs)
-  const npm = validNpmCommand(options.npmCommand)
+  const npm = resolveNpmCommand(options.npmCommand)
   const packageDir = resolve(options.packageDir)
   const manifest = readPackageJson(packageDir)
   const packageName = manifest.name
@@ -266,14 +266,6 @@ async function runSmoke(smoke: SandboxSmoke, extensionFiles: string[], installed
     await t.dispose()
   }
   return { events: t.events }
-}
-
-function validNpmCommand(npmCommand: readonly string[] | undefined): string[] {
-  if (npmCommand === undefined) return ['npm']
-  if (!Array.isArray(npmCommand) || npmCommand.length === 0 || !npmCommand.every((part) => typeof part === 'string' && part !== '')) {
-    throw new TypeError('npmCommand must be a non-empty array of non-empty strings')
-  }
-  return [...npmCommand]
 }
 
 function readPackageJson(dir: string): PackageJson {

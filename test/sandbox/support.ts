@@ -2,17 +2,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { expect } from 'vitest'
-import { toHavePassed } from '../../matchers/scripts.js'
 import type { SandboxOptions } from '../../src/sandbox.js'
-
-expect.extend({ toHavePassed })
-// Until matchers/index.ts lists it.
-declare module 'vitest' {
-  interface Assertion<T = any> {
-    toHavePassed(): T
-  }
-}
 
 export const PACKAGES = resolve(import.meta.dirname, '../fixtures/packages')
 
