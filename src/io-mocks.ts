@@ -1,5 +1,5 @@
 // The session's exec and HTTP edges: pi.exec answered by exec rules, every fetch by HTTP rules.
-import { interceptHttp } from './http-interceptor.js'
+import { answerHttp } from './http-routing.js'
 import { createExecMock, type ExecMockHandle } from './mock-exec.js'
 import { createHttpMock } from './mock-http.js'
 import type { PendingRule, UnhandledMode } from './mock-rules.js'
@@ -25,8 +25,8 @@ export interface IoMockOptions {
 const warn = (message: string) => console.warn(`[vitest-environment-pi] ${message}`)
 
 /**
- * HTTP is intercepted process-wide while the session lives (fetch has one global dispatcher): with
- * sessions alive at once, the newest one's rules answer.
+ * HTTP is intercepted process-wide (fetch has one global dispatcher): with sessions alive at once, the
+ * newest one's rules answer.
  */
 export function createIoMocks(blocks: MockBlocks, options: IoMockOptions): IoMocks {
   let realExec: ExtensionAPI['exec'] | undefined
@@ -43,7 +43,7 @@ export function createIoMocks(blocks: MockBlocks, options: IoMockOptions): IoMoc
     record: (call) => void options.records.http.push(call),
     warn,
   })
-  const release = interceptHttp((request) => http.handle(request))
+  const release = answerHttp((request) => http.handle(request))
   return {
     execFor(api) {
       realExec ??= api.exec

@@ -21,9 +21,11 @@ export type MockBlocks = Omit<MockSpec, 'schema' | 'extension_id' | 'description
 export function resolveMocks(
   mockSpec: string | MockSpec | undefined,
   mocks: MockBlocks | undefined,
-  { root, extensionIds }: { root: string; extensionIds: string[] },
+  { root, extensionIds }: { root: string; extensionIds: () => string[] },
 ): MockBlocks {
-  const ids = extensionIds.length > 0 ? { extensionIds } : {}
+  if (mockSpec === undefined && mocks === undefined) return {}
+  const known = extensionIds()
+  const ids = known.length > 0 ? { extensionIds: known } : {}
   let spec: MockBlocks = {}
   if (typeof mockSpec === 'string') spec = validateMockSpec(readSpecFile(resolve(root, mockSpec), mockSpec), { ...ids, source: mockSpec })
   else if (mockSpec !== undefined) spec = validateMockSpec(mockSpec, ids)

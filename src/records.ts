@@ -36,8 +36,8 @@ export interface UICallRecord {
 export interface ModelRequestRecord {
   step: number
   systemPrompt: string
-  /** The messages Pi sent, as Pi built them for this request (kept by reference, never copied). */
-  messages: readonly Message[]
+  /** The messages Pi sent, as Pi built them for this request (rebuilt on read from a shared log). */
+  readonly messages: readonly Message[]
   tools: string[]
 }
 

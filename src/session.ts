@@ -37,6 +37,7 @@ import {
   type MockBlocks,
 } from './mock-world.js'
 import { Playbook, type Turn, when, type Action } from './playbook.js'
+import { RequestLog } from './request-log.js'
 import { SessionRecords, textOf, type ToolCallRecord, type ToolResultRecord } from './records.js'
 
 export interface TestSessionOptions {
@@ -93,7 +94,7 @@ let sessions = 0
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
   const propagateErrors = options.propagateErrors ?? true
   const root = options.root ?? process.cwd()
-  const extensionIds = (options.extensions ?? []).flatMap((e) => (typeof e === 'string' ? [extensionIdFor(resolve(root, e))] : []))
+  const extensionIds = () => (options.extensions ?? []).flatMap((e) => (typeof e === 'string' ? [extensionIdFor(resolve(root, e))] : []))
   const blocks = resolveMocks(options.mockSpec, options.mocks, { root, extensionIds })
   const { model, available } = modelFor(blocks.model)
   const { isolation, leave } = enterIsolation()
@@ -171,15 +172,20 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   const pi = session
   if (options.toolExecution) pi.agent.toolExecution = options.toolExecution
 
+  const requestLog = new RequestLog()
   const playbook = new Playbook({
     model,
-    onRequest: ({ step, context }) =>
+    onRequest: ({ step, context }) => {
+      const messages = requestLog.record(context.messages, !pi.extensionRunner.hasHandlers('context'))
       records.modelRequests.push({
         step,
         systemPrompt: context.systemPrompt ?? '',
-        messages: context.messages,
+        get messages() {
+          return messages()
+        },
         tools: (context.tools ?? []).map((tool) => tool.name),
-      }),
+      })
+    },
     resultFor: (message) => resultRecord(message.toolCallId, message.toolName, message.content, message.isError, message.details),
     onToolCall: (toolCallId, step) => void stepOfCall.set(toolCallId, step),
   })

@@ -42,12 +42,14 @@ function formatProblem(source: string, { pointer, message }: MockSpecProblem): s
   return pointer === '' ? `${source}: ${message}` : `${source}: ${pointer}: ${message}`
 }
 
+// Compiled on first use: it costs more than a test session, and most test files never load a spec.
 // strict: false because the schema carries annotation keywords (default, description) on purpose.
-const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true })
-const validateSchema = ajv.compile(schema)
+let compiled: ReturnType<Ajv2020['compile']> | undefined
+const validator = () => (compiled ??= new Ajv2020({ allErrors: true, strict: false, verbose: true }).compile(schema))
 
 /** Returns the spec typed and unchanged (defaults not filled in), or throws one MockSpecError with every schema and cross-field problem. */
 export function validateMockSpec(value: unknown, options: ValidateMockSpecOptions = {}): MockSpec {
+  const validateSchema = validator()
   const problems = validateSchema(value) ? [] : schemaProblems(validateSchema.errors ?? [])
   problems.push(...semanticProblems(value, options.extensionIds))
   if (problems.length > 0) {

@@ -1,0 +1,26 @@
+// One HTTP interceptor per isolated process; each session answers while it is the newest one alive.
+import type { InterceptedAnswer, InterceptedRequest, InterceptHandler } from './http-interceptor.js'
+
+const HANDLERS = Symbol.for('vitest-environment-pi:http-handlers')
+type Slot = { [HANDLERS]?: InterceptHandler[] }
+
+const handlers = (): InterceptHandler[] => ((globalThis as Slot)[HANDLERS] ??= [])
+
+/** Makes `handler` answer HTTP until the returned function is called. */
+export function answerHttp(handler: InterceptHandler): () => void {
+  handlers().push(handler)
+  return () => {
+    const list = handlers()
+    const at = list.lastIndexOf(handler)
+    if (at >= 0) list.splice(at, 1)
+  }
+}
+
+/** Routes a caught request to the newest session; with none alive, it fails as the network is off. */
+export function routeHttp(request: InterceptedRequest): InterceptedAnswer | Promise<InterceptedAnswer> {
+  const handler = handlers().at(-1)
+  if (handler) return handler(request)
+  return Object.assign(new Error(`Network access is disabled in tests: ${request.method} ${request.url} (no test session is answering HTTP)`), {
+    code: 'ENETUNREACH',
+  })
+}
