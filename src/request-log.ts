@@ -3,34 +3,39 @@
 // when Pi sent those unchanged, and keeps only what is new.
 import type { Message } from './pi/index.js'
 
-interface Chunk {
-  base: Chunk | undefined
-  tail: readonly Message[]
+/** The messages of one request: its own new ones after those of the request it shares a prefix with. */
+export interface RequestMessages {
+  readonly base: RequestMessages | undefined
+  readonly tail: readonly Message[]
 }
 
-function messagesOf(chunk: Chunk): Message[] {
+export function messagesOf(chunk: RequestMessages): Message[] {
   const tails: (readonly Message[])[] = []
-  for (let at: Chunk | undefined = chunk; at; at = at.base) tails.push(at.tail)
+  for (let at: RequestMessages | undefined = chunk; at; at = at.base) tails.push(at.tail)
   return tails.reverse().flat()
 }
 
-export class RequestLog {
-  private last: { sent: readonly Message[]; chunk: Chunk } | undefined
+/** Same roles and timestamps, in order: the same messages, when nothing rewrites them between requests. */
+function startsWith(sent: readonly Message[], prefix: readonly Message[]): boolean {
+  if (sent.length < prefix.length) return false
+  for (let i = 0; i < prefix.length; i++) {
+    if (prefix[i]!.role !== sent[i]!.role || prefix[i]!.timestamp !== sent[i]!.timestamp) return false
+  }
+  return true
+}
 
-  /**
-   * Remembers the messages of one request and returns how to read them back. `unchanged` says that
-   * nothing rewrites earlier messages between requests (no `context` handler), so that a prefix with
-   * the same roles and timestamps is the same prefix.
-   */
-  record(sent: readonly Message[], unchanged: boolean): () => Message[] {
+export class RequestLog {
+  // Only the previous request's full list is held, to compare the next one with.
+  private last: { sent: readonly Message[]; chunk: RequestMessages } | undefined
+
+  /** `unchanged`: nothing rewrites earlier messages between requests (no `context` handler). */
+  record(sent: readonly Message[], unchanged: boolean): RequestMessages {
     const last = this.last
-    const shares =
-      unchanged &&
-      last !== undefined &&
-      sent.length >= last.sent.length &&
-      last.sent.every((message, i) => message.role === sent[i]!.role && message.timestamp === sent[i]!.timestamp)
-    const chunk: Chunk = shares ? { base: last!.chunk, tail: sent.slice(last!.sent.length) } : { base: undefined, tail: sent }
+    const chunk: RequestMessages =
+      unchanged && last && startsWith(sent, last.sent)
+        ? { base: last.chunk, tail: sent.slice(last.sent.length) }
+        : { base: undefined, tail: sent }
     this.last = { sent, chunk }
-    return () => messagesOf(chunk)
+    return chunk
   }
 }

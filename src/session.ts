@@ -37,8 +37,8 @@ import {
   type MockBlocks,
 } from './mock-world.js'
 import { Playbook, type Turn, when, type Action } from './playbook.js'
-import { RequestLog } from './request-log.js'
-import { SessionRecords, textOf, type ToolCallRecord, type ToolResultRecord } from './records.js'
+import { messagesOf, RequestLog, type RequestMessages } from './request-log.js'
+import { SessionRecords, textOf, type ModelRequestRecord, type ToolCallRecord, type ToolResultRecord } from './records.js'
 
 export interface TestSessionOptions {
   /** Extension files (resolved against `root`) or inline factories `(pi) => void`. */
@@ -176,15 +176,8 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   const playbook = new Playbook({
     model,
     onRequest: ({ step, context }) => {
-      const messages = requestLog.record(context.messages, !pi.extensionRunner.hasHandlers('context'))
-      records.modelRequests.push({
-        step,
-        systemPrompt: context.systemPrompt ?? '',
-        get messages() {
-          return messages()
-        },
-        tools: (context.tools ?? []).map((tool) => tool.name),
-      })
+      const chunk = requestLog.record(context.messages, !pi.extensionRunner.hasHandlers('context'))
+      records.modelRequests.push(requestRecord(step, context.systemPrompt ?? '', chunk, (context.tools ?? []).map((tool) => tool.name)))
     },
     resultFor: (message) => resultRecord(message.toolCallId, message.toolName, message.content, message.isError, message.details),
     onToolCall: (toolCallId, step) => void stepOfCall.set(toolCallId, step),
@@ -345,6 +338,18 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   }
   sessions++
   return t
+}
+
+// Outside createTestSession, so that the getter closes over the chunk alone and never over a request's full context.
+function requestRecord(step: number, systemPrompt: string, chunk: RequestMessages, tools: string[]): ModelRequestRecord {
+  return {
+    step,
+    systemPrompt,
+    get messages() {
+      return messagesOf(chunk)
+    },
+    tools,
+  }
 }
 
 function applyDecision(call: ToolCallRecord, decision: { blocked: boolean; reason?: string }) {
