@@ -89,14 +89,15 @@ export interface TestSession {
   dispose(): Promise<void>
 }
 
-let sessions = 0
-
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
   const propagateErrors = options.propagateErrors ?? true
   const root = options.root ?? process.cwd()
   const extensionIds = () => (options.extensions ?? []).flatMap((e) => (typeof e === 'string' ? [extensionIdFor(resolve(root, e))] : []))
   const blocks = resolveMocks(options.mockSpec, options.mocks, { root, extensionIds })
   const { model, available } = modelFor(blocks.model)
+  const records = new SessionRecords()
+  const problems: Error[] = []
+  const io = createIoMocks(blocks, { unhandled: options.unhandled ?? 'error', records, onProblem: (error) => void problems.push(error) })
   const { isolation, leave } = enterIsolation()
   const ownCwd = options.cwd === undefined
   const cwd = ownCwd ? mkdtempSync(join(tmpdir(), 'pi-cwd-')) : resolve(options.cwd!)
@@ -106,9 +107,6 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
     leave()
   }
 
-  const records = new SessionRecords()
-  const problems: Error[] = []
-  const io = createIoMocks(blocks, { unhandled: options.unhandled ?? 'error', records, onProblem: (error) => void problems.push(error) })
   const mocked = new Set<string>()
   const stepOfCall = new Map<string, number>()
   const toolRules = invocationMocks(blocks.tools, (error) => void problems.push(error))
@@ -336,7 +334,6 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       }
     },
   }
-  sessions++
   return t
 }
 
@@ -400,9 +397,4 @@ function withPath(factory: ExtensionFactory, path: string, instrumentApi: (api: 
       throw new Error(`its factory threw: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
     }
   }
-}
-
-/** How many sessions this process created (for diagnostics and benchmarks). */
-export function createdSessions(): number {
-  return sessions
 }
