@@ -10,6 +10,7 @@ export interface PiEnvironmentOptions {
   mockUI?: MockUIOptions | false
   mockTools?: Record<string, string>
   tools?: string[]
+  flags?: Record<string, boolean | string>
   systemPrompt?: string
   propagateErrors?: boolean
   toolExecution?: 'parallel' | 'sequential'

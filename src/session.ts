@@ -53,6 +53,8 @@ export interface TestSessionOptions {
   mockUI?: MockUIOptions | false
   /** Allowlist of tool names, as Pi's `tools` option. */
   tools?: string[]
+  /** Extension flag values, as `pi --plan` or `pi --name value` set them before the session starts. */
+  flags?: Record<string, boolean | string>
   systemPrompt?: string
   /** A real tool's throw, or an extension handler's error, fails the run (default true). */
   propagateErrors?: boolean
@@ -151,6 +153,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       ...(available.length > 0 ? { availableModels: available } : {}),
       ...(blocks.model?.thinking_level ? { thinkingLevel: blocks.model.thinking_level } : {}),
       seed: (manager) => seedSession(manager, blocks.session, model),
+      ...(options.flags ? { flags: options.flags } : {}),
       ...(options.tools ? { tools: options.tools } : {}),
       ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
       customToolsFor: (extensionTools) =>

@@ -157,3 +157,19 @@ describe('hermetic sessions', () => {
     expect(existsSync(home)).toBe(false)
   })
 })
+
+describe('extension flags', () => {
+  it('sets a flag before the session starts, as `pi --plan` does', async () => {
+    const seen: unknown[] = []
+    const flagged = (pi: ExtensionAPI) => {
+      pi.registerFlag('plan', { description: 'start in plan mode', type: 'boolean', default: false })
+      pi.on('session_start', () => void seen.push(pi.getFlag('plan')))
+    }
+    const t = await createTestSession({ extensions: [flagged], flags: { plan: true } })
+    expect(seen).toEqual([true])
+    await t.dispose()
+    await expect(createTestSession({ extensions: [flagged], flags: { plna: true } })).rejects.toThrow(
+      'flags names no registered flag: plna. Registered flags: plan',
+    )
+  })
+})

@@ -114,6 +114,8 @@ export interface PiSessionOptions {
   availableModels?: Model<string>[]
   /** Pre-seeds the session's entries before Pi restores its transcript from them. */
   seed?: (manager: SessionManager) => void
+  /** Extension flag values, as `pi --name value` sets them; each must be registered by an extension. */
+  flags?: Record<string, boolean | string>
 }
 
 export interface PiSessionResult {
@@ -161,6 +163,7 @@ export async function createPiSession(options: PiSessionOptions): Promise<PiSess
   const loaded = resourceLoader.getExtensions()
   const loadErrors = loaded.errors.map((e) => ({ path: e.path, error: e.error }))
   const extensionTools = new Set(loaded.extensions.flatMap((extension) => [...extension.tools.keys()]))
+  if (options.flags && loadErrors.length === 0) setFlags(loaded, options.flags)
   const { session } = await createAgentSession({
     cwd: options.cwd,
     agentDir: options.agentDir,
@@ -182,6 +185,16 @@ function listModels(registry: ModelRegistry, models: Model<string>[]): void {
   registry.getAll = () => [...models]
   registry.getAvailable = () => [...models]
   registry.find = (provider, id) => models.find((m) => m.provider === provider && m.id === id)
+}
+
+// Set after loading, as Pi's CLI does, so that a value wins over the flag's registered default.
+function setFlags(loaded: ReturnType<DefaultResourceLoader['getExtensions']>, flags: Record<string, boolean | string>): void {
+  const registered = new Set(loaded.extensions.flatMap((extension) => [...extension.flags.keys()]))
+  const unknown = Object.keys(flags).filter((name) => !registered.has(name))
+  if (unknown.length > 0) {
+    throw new Error(`flags names no registered flag: ${unknown.join(', ')}. Registered flags: ${[...registered].sort().join(', ') || 'none'}`)
+  }
+  for (const [name, value] of Object.entries(flags)) loaded.runtime.flagValues.set(name, value)
 }
 
 type LoadedExtension = ReturnType<DefaultResourceLoader['getExtensions']>['extensions'][number]
