@@ -1,5 +1,5 @@
 // createTestSession: a real Pi AgentSession whose model is a playbook and whose edges are mocks.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { enterIsolation } from './isolation.js'
@@ -105,7 +105,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   const cwd = ownCwd ? mkdtempSync(join(tmpdir(), 'pi-cwd-')) : resolve(options.cwd!)
   const cleanup = () => {
     io.release()
-    if (ownCwd) rmSync(cwd, { recursive: true, force: true })
+    if (ownCwd) removeDir(cwd)
     leave()
   }
 
@@ -349,6 +349,15 @@ function requestRecord(step: number, systemPrompt: string, chunk: RequestMessage
       return messagesOf(chunk)
     },
     tools,
+  }
+}
+
+/** A session's cwd is usually still empty: one rmdir then, the recursive removal otherwise. */
+function removeDir(dir: string): void {
+  try {
+    rmdirSync(dir)
+  } catch {
+    rmSync(dir, { recursive: true, force: true })
   }
 }
 
