@@ -3,11 +3,34 @@
 import { afterAll, expect } from 'vitest'
 import { setModuleLoader } from '../src/module-loader.js'
 import { piMatchers } from '../matchers/index.js'
+import { beginFile, sharedWorker } from './file-reset.js'
 import { freshLoader } from './module-loader.js'
 import { piSerializer } from './serializer.js'
 import { disposeFileSessions } from './sessions.js'
 
 setModuleLoader(freshLoader((path) => import(/* @vite-ignore */ path)))
 expect.extend(piMatchers)
-expect.addSnapshotSerializer(piSerializer)
-afterAll(disposeFileSessions)
+
+// A worker shared by several files (isolate: false) runs this for each of them: add the serializer once.
+const SERIALIZER = Symbol.for('vitest-environment-pi:serializer')
+const slot = globalThis as { [SERIALIZER]?: true }
+if (!slot[SERIALIZER]) {
+  expect.addSnapshotSerializer(piSerializer)
+  slot[SERIALIZER] = true
+}
+
+let endFile: (() => void) | undefined
+if (sharedWorker()) {
+  // Sessions of a previous file that failed to load (its afterAll never ran) go first.
+  await disposeFileSessions()
+  endFile = beginFile()
+}
+
+// Registered first, so it runs after the file's own afterAll hooks: sessions, then the reset.
+afterAll(async () => {
+  try {
+    await disposeFileSessions()
+  } finally {
+    endFile?.()
+  }
+})
