@@ -8,7 +8,14 @@ import type { Plugin } from 'vite'
 import type { PiEnvironmentOptions } from './defaults.js'
 import { GLOBAL_SETUP_OPTIONS, type PiGlobalSetupOptions } from './provided.js'
 
-export interface PiPluginOptions extends PiEnvironmentOptions, PiGlobalSetupOptions {}
+export interface PiPluginOptions extends PiEnvironmentOptions, PiGlobalSetupOptions {
+  /**
+   * Vitest's `isolate` for the project. `false`: a worker imports Pi once and runs many files, and the
+   * harness undoes what each file leaves behind (env, globals, local modules, Pi's registries, timers,
+   * process listeners, sessions) before the next one. Unset: Vitest's default, a fresh worker per file.
+   */
+  isolate?: boolean
+}
 
 // Next to this file: .js once built, .ts when run from source.
 function sibling(name: string): string {
@@ -26,7 +33,7 @@ export function pi(options: PiPluginOptions = {}): Plugin {
     config(config) {
       const test = (config.test ??= {})
       test.environment = 'pi'
-      const { scripts, sandbox, ...sessionOptions } = options
+      const { scripts, sandbox, isolate, ...sessionOptions } = options
       const root = resolve(test.root ?? config.root ?? process.cwd())
       const defaults: PiEnvironmentOptions = {
         // Relative extension paths resolve against the project root, wherever the workers run.
@@ -36,6 +43,11 @@ export function pi(options: PiPluginOptions = {}): Plugin {
       }
       test.environmentOptions = { ...test.environmentOptions, pi: defaults }
       test.provide = { ...test.provide, 'pi:defaults': defaults }
+      if (isolate !== undefined) {
+        test.isolate = isolate
+        // The setup file reads Vitest's resolved isolate; this is its fallback.
+        test.provide['pi:isolate'] = isolate
+      }
       test.setupFiles = [sibling('setup'), ...toArray(test.setupFiles).filter((file) => !/vitest-environment-pi\/setup$/.test(file))]
       if (scripts?.length || sandbox) {
         // Absolute paths: every project (and the root) then asks for the same run, which happens once.
