@@ -1,9 +1,10 @@
 // npm run bench: the built harness (dist/) against bare Pi doing the same work, in one process.
 // It reports; it does not assert. Options:
-//   --only=a,b,c,d     run some scenarios (the first-iteration figure is always taken)
+//   --only=a,b,c,d,e   run some scenarios (the first-iteration figure is always taken)
 //   --side=harness|bare  run one side only in (a) and (b) (for CPU profiles)
 //   --iterations=N     (a) iterations per side (default 200)
 //   --calls=100,1000   (b) call counts; --rounds=N rounds per count (default 5 for 100, 3 for 1000)
+//   --e-rounds=N       (e) runs of each configuration (default 3)
 //   --keep             keep the generated .cache/bench-* directory
 // Internal: --first=harness|bare (prints the first iteration of a fresh process as JSON).
 import { execFileSync, execFile } from 'node:child_process'
@@ -18,7 +19,8 @@ import { MB, median, quantile, round, summary } from './lib/stats.mjs'
 Object.assign(process.env, { PI_OFFLINE: '1', PI_TELEMETRY: '0', JITI_FS_CACHE: 'false' })
 
 const args = new Map(process.argv.slice(2).map((arg) => [arg.replace(/^--/, '').split('=')[0], arg.split('=')[1] ?? 'true']))
-const only = new Set((args.get('only') ?? 'a,b,c,d').split(','))
+const SCENARIOS = ['a', 'b', 'c', 'd', 'e']
+const only = new Set((args.get('only') ?? SCENARIOS.join(',')).split(','))
 const side = args.get('side') ?? 'both'
 const runs = (which) => side === 'both' || side === which
 const ITERATIONS = Number(args.get('iterations') ?? 200)
@@ -26,6 +28,7 @@ const WARMUP = 30
 const CALL_COUNTS = (args.get('calls') ?? '100,1000').split(',').map(Number)
 const CALL_ROUNDS = (n) => Number(args.get('rounds') ?? (n <= 100 ? 5 : 3))
 const VITEST_TESTS = 100
+const SUITE = { files: 20, sessions: 5, rounds: Number(args.get('e-rounds') ?? 3) }
 const FIRST_PROCESSES = 5
 const HELD_ITERATIONS = 100
 const LOUD_MB = 200
@@ -305,6 +308,14 @@ try {
     }
     log(`(c) per test after the first: harness ${results.c.harness.perTestAfterFirstMs.toFixed(2)} ms, bare ${results.c.bare.perTestAfterFirstMs.toFixed(2)} ms`)
   }
+
+  // ---------- (e) a suite of 20 files × 5 sessions: default isolation against pi({ isolate: false }) ----------
+  if (only.has('e') && side === 'both') {
+    const { runIsolationScenario } = await import('./lib/vitest-suite.mjs')
+    const e = await runIsolationScenario(join(cacheDir, 'suite'), { ...SUITE, log })
+    results.e = { ...e, isolatedMs: median(e.wall.isolated), sharedMs: median(e.wall.shared) }
+    log(`(e) median wall: default isolation ${results.e.isolatedMs.toFixed(0)} ms, isolate: false ${results.e.sharedMs.toFixed(0)} ms`)
+  }
 } finally {
   rmSync(bareRoot, { recursive: true, force: true })
   if (!args.has('keep')) rmSync(cacheDir, { recursive: true, force: true })
@@ -353,6 +364,12 @@ if (results.d) {
   row(`(d) runner ${LOUD_MB} MB output, peak heap growth`, heap, peak(results.d.bare, 'heapGrowthMB'), '≤ 48 MB', heap <= 48, 'MB')
 }
 
+if (results.e) {
+  // Here the two columns are the harness's two modes, and the ratio is the speed-up of isolate: false.
+  const ratio = results.e.isolatedMs / results.e.sharedMs
+  row(`(e) ${results.e.files} files × ${results.e.sessions} sessions, wall: default isolation vs isolate: false`, results.e.isolatedMs, results.e.sharedMs, 'ratio ≥ 5', ratio >= 5)
+}
+
 const header = ['scenario', 'harness', 'bare', 'ratio', 'target', 'met?']
 const lines = rows.map((r) => [
   r.scenario,
@@ -373,5 +390,5 @@ console.log(`(this process: Pi import ${piImportMs.toFixed(0)} ms, harness impor
 if (distChanged) console.log('WARNING: dist/ was rebuilt while the bench ran; the scenarios may have measured different builds.')
 
 results.table = rows.map((r) => ({ ...r, harness: round(r.harness), bare: round(r.bare), ratio: round(r.ratio) }))
-if (side === 'both' && only.size === 4) writeFileSync(join(REPO, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`)
+if (side === 'both' && SCENARIOS.every((name) => only.has(name))) writeFileSync(join(REPO, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`)
 else writeFileSync(join(REPO, '.cache', `bench-partial-${process.pid}.json`), `${JSON.stringify(results, null, 2)}\n`)

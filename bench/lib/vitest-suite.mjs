@@ -1,0 +1,72 @@
+// Scenario (e): a generated suite of many small files, each a few standard-scenario sessions, run by
+// `vitest run` through the built pi() plugin twice: with Vitest's default per-file isolation (each file
+// imports Pi again) and with pi({ isolate: false }) (one import per worker, the harness resets between files).
+import { execFile } from 'node:child_process'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const lib = (name) => fileURLToPath(new URL(`./${name}`, import.meta.url))
+const VITEST = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
+
+const suiteFile = (sessions) => `import { expect, it } from 'vitest'
+import { calls, createTestSession, says, when } from 'vitest-environment-pi'
+import { bashAnswer, standardExtension, STANDARD_PROMPT } from ${JSON.stringify(lib('standard.mjs'))}
+
+for (let i = 1; i <= ${sessions}; i++) {
+  it(\`standard scenario \${i}\`, async () => {
+    const t = await createTestSession({ extensions: [standardExtension], mockTools: { bash: bashAnswer } })
+    await t.run(when(STANDARD_PROMPT, [calls('greet', { name: 'Ada' }), calls('bash', { command: 'rm -rf /' }), says('done')]))
+    expect(t.events.blockedCalls()).toHaveLength(1)
+  })
+}
+`
+
+const config = (pluginOptions) => `import { defineConfig } from 'vitest/config'
+import { pi } from 'vitest-environment-pi/plugin'
+
+export default defineConfig({ plugins: [pi(${pluginOptions})], test: { include: ['suite/*.test.mjs'] } })
+`
+
+function runVitest(dir, name, expectedTests) {
+  const report = join(dir, `${name}.report.json`)
+  const started = performance.now()
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [VITEST, 'run', '--root', dir, '--config', join(dir, `${name}.config.mjs`), '--reporter=json', `--outputFile=${report}`],
+      { cwd: dir, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const wallMs = performance.now() - started
+        let json
+        try {
+          json = JSON.parse(readFileSync(report, 'utf8'))
+        } catch {
+          reject(new Error(`vitest (${name}) wrote no report: ${error?.message ?? ''}\n${stdout}\n${stderr}`))
+          return
+        }
+        if (json.numPassedTests !== expectedTests || json.numFailedTests > 0) {
+          const failed = json.testResults.flatMap((file) => file.assertionResults).find((test) => test.status !== 'passed')
+          reject(new Error(`vitest (${name}): ${json.numPassedTests}/${expectedTests} passed\n${failed?.failureMessages?.join('\n') ?? stderr}`))
+          return
+        }
+        resolve(wallMs)
+      },
+    )
+  })
+}
+
+/** Generates the suite and both configs in `dir`; runs them `rounds` times, alternating which goes first. */
+export async function runIsolationScenario(dir, { files = 20, sessions = 5, rounds = 3, log = () => {} } = {}) {
+  mkdirSync(join(dir, 'suite'), { recursive: true })
+  for (let i = 1; i <= files; i++) writeFileSync(join(dir, 'suite', `file-${String(i).padStart(2, '0')}.test.mjs`), suiteFile(sessions))
+  writeFileSync(join(dir, 'isolated.config.mjs'), config(''))
+  writeFileSync(join(dir, 'shared.config.mjs'), config('{ isolate: false }'))
+  const wall = { isolated: [], shared: [] }
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? ['isolated', 'shared'] : ['shared', 'isolated']
+    for (const name of order) wall[name].push(await runVitest(dir, name, files * sessions))
+    log(`(e) round ${round + 1}: default isolation ${wall.isolated.at(-1).toFixed(0)} ms, isolate: false ${wall.shared.at(-1).toFixed(0)} ms`)
+  }
+  return { files, sessions, rounds, wall }
+}
