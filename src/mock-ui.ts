@@ -99,7 +99,7 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks)
     } else {
       answer = configured
     }
-    if (answer === ABORTED) return settle(DISMISSED[method])
+    if (answer === ABORTED || opts?.signal?.aborted) return settle(DISMISSED[method])
     if (answer === TIMEOUT) {
       if (opts?.timeout === undefined) fail(`mockUI.${method} answered TIMEOUT, but ${label} has no timeout option`)
       return settle(DISMISSED[method])
@@ -171,6 +171,8 @@ const ABORTED = Symbol('aborted')
 /** A dialog whose signal aborts resolves as dismissed, as Pi's dialogs do. */
 function abortable<T>(answer: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof ABORTED> {
   if (!signal) return answer
+  // It may have aborted while the answer was being prepared; an abort event would not come again.
+  if (signal.aborted) return Promise.resolve(ABORTED)
   return new Promise((resolve, reject) => {
     const onAbort = () => resolve(ABORTED)
     signal.addEventListener('abort', onAbort, { once: true })
