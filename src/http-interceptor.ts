@@ -36,6 +36,16 @@ const kAnswer = Symbol('interceptedAnswer')
  * previous global dispatcher back; install and restore in last-in-first-out order.
  */
 export function interceptHttp(handle: InterceptHandler): () => void {
+  const { dispatcher, agent } = createInterceptor(handle)
+  const restore = installDispatcher(dispatcher)
+  return () => {
+    restore()
+    void agent.close()
+  }
+}
+
+/** A dispatcher answering every request from `handle` (MockAgent, net connect disabled), not installed. */
+export function createInterceptor(handle: InterceptHandler): { dispatcher: Dispatcher; agent: MockAgent } {
   const agent = new MockAgent()
   agent.disableNetConnect()
   agent
@@ -58,7 +68,11 @@ export function interceptHttp(handle: InterceptHandler): () => void {
       .catch((error: unknown) => handler.onError?.(error instanceof Error ? error : new Error(String(error))))
     return true
   })
+  return { dispatcher, agent }
+}
 
+/** Makes `dispatcher` the global one; the returned function puts the previous one back, once. */
+export function installDispatcher(dispatcher: Dispatcher): () => void {
   const globals = globalThis as unknown as Record<symbol, unknown>
   const previous = GLOBAL_DISPATCHER_KEYS.map((key) => globals[key])
   setGlobalDispatcher(dispatcher)
@@ -68,7 +82,6 @@ export function interceptHttp(handle: InterceptHandler): () => void {
     restored = true
     // Assigned back as they were (setGlobalDispatcher would write one value to both keys and rejects undefined).
     GLOBAL_DISPATCHER_KEYS.forEach((key, index) => (globals[key] = previous[index]))
-    void agent.close()
   }
 }
 

@@ -1,5 +1,5 @@
 // One HTTP interceptor per isolated process; each session answers while it is the newest one alive.
-import type { InterceptedAnswer, InterceptedRequest, InterceptHandler } from './http-interceptor.js'
+import { createInterceptor, installDispatcher, type InterceptedAnswer, type InterceptedRequest, type InterceptHandler } from './http-interceptor.js'
 
 const HANDLERS = Symbol.for('vitest-environment-pi:http-handlers')
 type Slot = { [HANDLERS]?: InterceptHandler[] }
@@ -23,4 +23,15 @@ export function routeHttp(request: InterceptedRequest): InterceptedAnswer | Prom
   return Object.assign(new Error(`Network access is disabled in tests: ${request.method} ${request.url} (no test session is answering HTTP)`), {
     code: 'ENETUNREACH',
   })
+}
+
+let routing: ReturnType<typeof createInterceptor> | undefined
+
+/**
+ * Catches every request made through undici or fetch and routes it to the newest session; the
+ * dispatcher is built once per process (it costs more than a session) and only swapped in and out.
+ */
+export function interceptAllHttp(): () => void {
+  routing ??= createInterceptor(routeHttp)
+  return installDispatcher(routing.dispatcher)
 }

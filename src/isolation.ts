@@ -4,8 +4,7 @@ import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import os, { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { interceptHttp } from './http-interceptor.js'
-import { routeHttp } from './http-routing.js'
+import { interceptAllHttp } from './http-routing.js'
 import { guardNetwork } from './network-guard.js'
 
 export interface Isolation {
@@ -51,8 +50,8 @@ export function enterIsolation(): { isolation: Isolation; leave: () => void } {
     })
     const restoreHomedir = replaceHomedir(home)
     const releaseNetwork = guardNetwork()
-    // Installed once here (undici's MockAgent costs more than a session): sessions route through it.
-    const releaseHttp = interceptHttp(routeHttp)
+    // Installed here, not per session: sessions route through it.
+    const releaseHttp = interceptAllHttp()
     slot[ISOLATION] = {
       isolation: { home, agentDir },
       users: 0,
