@@ -6,10 +6,11 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const lib = (name) => fileURLToPath(new URL(`./${name}`, import.meta.url))
-const VITEST = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
+export const lib = (name) => fileURLToPath(new URL(`./${name}`, import.meta.url))
+export const VITEST = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
 
-const harnessTest = (tests) => `import { expect, it } from 'vitest'
+/** A test file of `tests` standard-scenario tests through the harness (also scenario (e)'s files). */
+export const harnessTest = (tests) => `import { expect, it } from 'vitest'
 import { calls, createTestSession, says, when } from 'vitest-environment-pi'
 import { bashAnswer, standardExtension, STANDARD_PROMPT } from ${JSON.stringify(lib('standard.mjs'))}
 

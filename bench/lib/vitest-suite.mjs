@@ -4,23 +4,10 @@
 import { execFile } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { harnessTest, VITEST } from './vitest-file.mjs'
 
-const lib = (name) => fileURLToPath(new URL(`./${name}`, import.meta.url))
-const VITEST = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
-
-const suiteFile = (sessions) => `import { expect, it } from 'vitest'
-import { calls, createTestSession, says, when } from 'vitest-environment-pi'
-import { bashAnswer, standardExtension, STANDARD_PROMPT } from ${JSON.stringify(lib('standard.mjs'))}
-
-for (let i = 1; i <= ${sessions}; i++) {
-  it(\`standard scenario \${i}\`, async () => {
-    const t = await createTestSession({ extensions: [standardExtension], mockTools: { bash: bashAnswer } })
-    await t.run(when(STANDARD_PROMPT, [calls('greet', { name: 'Ada' }), calls('bash', { command: 'rm -rf /' }), says('done')]))
-    expect(t.events.blockedCalls()).toHaveLength(1)
-  })
-}
-`
+// Each file is scenario (c)'s harness file, with fewer tests.
+const suiteFile = harnessTest
 
 const config = (pluginOptions) => `import { defineConfig } from 'vitest/config'
 import { pi } from 'vitest-environment-pi/plugin'
