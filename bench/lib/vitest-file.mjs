@@ -6,8 +6,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-export const lib = (name) => fileURLToPath(new URL(`./${name}`, import.meta.url))
-export const VITEST = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
+const lib = (name) => fileURLToPath(new URL(`./${name}`, import.meta.url))
+const VITEST = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
 
 /** A test file of `tests` standard-scenario tests through the harness (also scenario (e)'s files). */
 export const harnessTest = (tests) => `import { expect, it } from 'vitest'
@@ -56,7 +56,8 @@ const bareConfig = `import { defineConfig } from 'vitest/config'
 export default defineConfig({ test: { include: ['bare.test.mjs'], environment: 'node', execArgv: JSON.parse(process.env.BENCH_VITEST_EXEC_ARGV ?? '[]') } })
 `
 
-function runVitest(dir, config, env) {
+/** Runs `<config>.config.mjs` in `dir` with the JSON reporter; rejects unless every test (and `expectedTests`, when given) passed. */
+export function runVitest(dir, config, env = {}, expectedTests) {
   const report = join(dir, `${config}.report.json`)
   const started = performance.now()
   return new Promise((resolve, reject) => {
@@ -75,8 +76,9 @@ function runVitest(dir, config, env) {
         }
         const tests = json.testResults.flatMap((file) => file.assertionResults)
         const failed = tests.filter((test) => test.status !== 'passed')
-        if (failed.length > 0) {
-          reject(new Error(`vitest (${config}): ${failed.length} test(s) failed:\n${failed[0].failureMessages?.join('\n')}`))
+        if (failed.length > 0 || (expectedTests !== undefined && tests.length !== expectedTests)) {
+          const why = failed[0]?.failureMessages?.join('\n') ?? stderr
+          reject(new Error(`vitest (${config}): ${tests.length - failed.length}/${expectedTests ?? tests.length} passed\n${why}`))
           return
         }
         resolve({ wallMs, durations: tests.map((test) => test.duration ?? NaN) })

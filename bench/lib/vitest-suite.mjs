@@ -1,10 +1,9 @@
 // Scenario (e): a generated suite of many small files, each a few standard-scenario sessions, run by
 // `vitest run` through the built pi() plugin twice: with Vitest's default per-file isolation (each file
 // imports Pi again) and with pi({ isolate: false }) (one import per worker, the harness resets between files).
-import { execFile } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { harnessTest, VITEST } from './vitest-file.mjs'
+import { harnessTest, runVitest } from './vitest-file.mjs'
 
 // Each file is scenario (c)'s harness file, with fewer tests.
 const suiteFile = harnessTest
@@ -15,34 +14,6 @@ import { pi } from 'vitest-environment-pi/plugin'
 export default defineConfig({ plugins: [pi(${pluginOptions})], test: { include: ['suite/*.test.mjs'] } })
 `
 
-function runVitest(dir, name, expectedTests) {
-  const report = join(dir, `${name}.report.json`)
-  const started = performance.now()
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [VITEST, 'run', '--root', dir, '--config', join(dir, `${name}.config.mjs`), '--reporter=json', `--outputFile=${report}`],
-      { cwd: dir, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const wallMs = performance.now() - started
-        let json
-        try {
-          json = JSON.parse(readFileSync(report, 'utf8'))
-        } catch {
-          reject(new Error(`vitest (${name}) wrote no report: ${error?.message ?? ''}\n${stdout}\n${stderr}`))
-          return
-        }
-        if (json.numPassedTests !== expectedTests || json.numFailedTests > 0) {
-          const failed = json.testResults.flatMap((file) => file.assertionResults).find((test) => test.status !== 'passed')
-          reject(new Error(`vitest (${name}): ${json.numPassedTests}/${expectedTests} passed\n${failed?.failureMessages?.join('\n') ?? stderr}`))
-          return
-        }
-        resolve(wallMs)
-      },
-    )
-  })
-}
-
 /** Generates the suite and both configs in `dir`; runs them `rounds` times, alternating which goes first. */
 export async function runIsolationScenario(dir, { files = 20, sessions = 5, rounds = 3, log = () => {} } = {}) {
   mkdirSync(join(dir, 'suite'), { recursive: true })
@@ -52,7 +23,7 @@ export async function runIsolationScenario(dir, { files = 20, sessions = 5, roun
   const wall = { isolated: [], shared: [] }
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ['isolated', 'shared'] : ['shared', 'isolated']
-    for (const name of order) wall[name].push(await runVitest(dir, name, files * sessions))
+    for (const name of order) wall[name].push((await runVitest(dir, name, {}, files * sessions)).wallMs)
     log(`(e) round ${round + 1}: default isolation ${wall.isolated.at(-1).toFixed(0)} ms, isolate: false ${wall.shared.at(-1).toFixed(0)} ms`)
   }
   return { files, sessions, rounds, wall }
