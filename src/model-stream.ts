@@ -1,6 +1,6 @@
 // Streams an assistant message the way a provider does: start, deltas per block, then done or error,
 // so `message_update` handlers run as they do against a real model.
-import { createMessageStream, type AssistantMessage, type Model } from './pi/index.js'
+import type { AssistantMessage, Model, createMessageStream } from './pi/index.js'
 
 type Stream = ReturnType<typeof createMessageStream>
 type Block = AssistantMessage['content'][number]
@@ -31,13 +31,6 @@ export function assistantMessage(
     ...(errorMessage === undefined ? {} : { errorMessage }),
     timestamp: Date.now(),
   }
-}
-
-/** Pushes the whole event sequence of `message` into a new stream and ends it. */
-export function streamMessage(message: AssistantMessage): Stream {
-  const stream = createMessageStream()
-  writeMessage(stream, message)
-  return stream
 }
 
 export function writeMessage(stream: Stream, message: AssistantMessage): void {

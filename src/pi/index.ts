@@ -73,10 +73,6 @@ const BUILTIN_TOOLS = {
 
 export const BUILTIN_TOOL_NAMES = Object.keys(BUILTIN_TOOLS) as (keyof typeof BUILTIN_TOOLS)[]
 
-export function isBuiltinTool(name: string): name is keyof typeof BUILTIN_TOOLS {
-  return Object.hasOwn(BUILTIN_TOOLS, name)
-}
-
 /** Pi's own definition of a built-in tool: name, schema, prompt snippet and renderers stay Pi's. */
 export function builtinToolDefinition(name: keyof typeof BUILTIN_TOOLS, cwd: string): ToolDefinition {
   return BUILTIN_TOOLS[name](cwd) as unknown as ToolDefinition
