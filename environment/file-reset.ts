@@ -1,7 +1,7 @@
 // Per-file isolation done by the harness when Vitest runs several files in one worker (isolate: false):
 // Pi is imported once per worker, and what one file changes is undone before the next one starts.
 import { inject, vi, type EvaluatedModules } from 'vitest'
-import { resetPiGlobals } from '../src/pi/globals.js'
+import { resetPiGlobals } from '../src/pi/index.js'
 import { captureCwd, captureEnv, captureGlobals, trackProcessListeners, trackTimers } from './file-state.js'
 
 declare module 'vitest' {

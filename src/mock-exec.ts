@@ -1,6 +1,6 @@
 // Answers pi.exec from the `exec` section of a mock spec; the caller decides how a call gets here.
 import type { ExecMatch, ExecMock, ExecResult, ExecRule } from './mock-spec/types.js'
-import type { ExtensionAPI } from './pi/index.js'
+import { execResult, type ExtensionAPI } from './pi/index.js'
 import type { ExecCallRecord } from './records.js'
 import { compilePatterns, MockRules, type PendingRule, type RuleMatcher, type UnhandledMode } from './mock-rules.js'
 
@@ -31,8 +31,8 @@ interface ExecCall {
   line: string
 }
 
-// Pi resolves a spawn failure (ENOENT, a missing cwd) with exactly this and never rejects.
-const NOT_STARTED: PiExecResult = { stdout: '', stderr: '', code: 1, killed: false }
+// Pi resolves a spawn failure (ENOENT, a missing cwd) with code 1 and never rejects.
+const notStarted = (): PiExecResult => execResult({ stdout: '', stderr: '', code: 1, killed: false })
 
 /**
  * Answers `pi.exec(command, args, options)` from the rules of `mocks`, first match wins.
@@ -48,9 +48,9 @@ const NOT_STARTED: PiExecResult = { stdout: '', stderr: '', code: 1, killed: fal
  * did not answer (also passed to `onUnhandled`), 'warn' warns and answers as Pi answers a command that
  * cannot be started (code 1, empty output), 'bypass' runs the command through `realExec`.
  *
- * Results default to stdout '', stderr '', code 0, killed false. `killed: true` keeps code 0 unless the
- * rule sets one: Pi reports a process its timeout or abort signal killed as `code ?? 0` of a signal exit,
- * which is 0; a process that traps the signal and exits with its own code keeps that code.
+ * Results default to stdout '', stderr '', code 0, killed false, in the shape of the running Pi's result.
+ * `killed: true` without a code gets the code the running Pi reports for a process its timeout or abort
+ * signal killed (0.73: 0; 1.x: 143, the shell's SIGTERM code); a rule's own code is kept.
  */
 export function createExecMock(mocks: ExecMock, options: ExecMockOptions): ExecMockHandle {
   const patterns = compilePatterns(mocks.rules ?? [], 'exec', 'cmd_pattern')
@@ -67,7 +67,7 @@ export function createExecMock(mocks: ExecMock, options: ExecMockOptions): ExecM
     ].join('\n')
     if (options.unhandled === 'warn') {
       options.warn(`${message}\nAnswered as Pi answers a command that cannot be started: code 1, empty stdout and stderr.`)
-      return [{ ...NOT_STARTED }, 'unhandled']
+      return [notStarted(), 'unhandled']
     }
     const error = new Error(message)
     options.onUnhandled(error)
@@ -90,7 +90,7 @@ export function createExecMock(mocks: ExecMock, options: ExecMockOptions): ExecM
       try {
         answered = await answer(call, execOptions)
       } catch (error) {
-        record({ ...NOT_STARTED }, options.unhandled === 'bypass' ? 'real' : 'unhandled', error)
+        record(notStarted(), options.unhandled === 'bypass' ? 'real' : 'unhandled', error)
         throw error
       }
       const [result, answeredBy] = answered
@@ -136,7 +136,7 @@ function describeMatch(match: ExecMatch): string {
 }
 
 function resultOf(result: ExecResult): PiExecResult {
-  return { stdout: result.stdout ?? '', stderr: result.stderr ?? '', code: result.code ?? 0, killed: result.killed ?? false }
+  return execResult({ stdout: result.stdout ?? '', stderr: result.stderr ?? '', code: result.code, killed: result.killed ?? false })
 }
 
 function cwdOf(options: ExecOptions | undefined): { cwd?: string } {

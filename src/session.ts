@@ -206,8 +206,10 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   })
   pi.subscribe((event) => {
     records.all.push(event)
-    if (event.type === 'message_end') records.messages.push(event.message)
-    else if (event.type === 'tool_execution_start') {
+    // The conversation; 1.x also ends `system` messages (prompt and tool changes), which requests record.
+    if (event.type === 'message_end') {
+      if ((event.message as { role: string }).role !== 'system') records.messages.push(event.message)
+    } else if (event.type === 'tool_execution_start') {
       const call: ToolCallRecord = {
         step: stepOfCall.get(event.toolCallId) ?? 0,
         toolCallId: event.toolCallId,

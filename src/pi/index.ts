@@ -1,37 +1,20 @@
-// Every touch of Pi's internals lives here, typed against Pi's own declarations.
-// The rest of src/ reads the small API this module exports.
-import {
-  AuthStorage,
-  createAgentSession,
-  createBashToolDefinition,
-  createEditToolDefinition,
-  createFindToolDefinition,
-  createGrepToolDefinition,
-  createLsToolDefinition,
-  createReadToolDefinition,
-  createSyntheticSourceInfo,
-  createWriteToolDefinition,
+// Every touch of Pi's internals lives in src/pi/, typed against Pi's own declarations: this module holds
+// what both Pi lines share and reads the running line's adapter (lines/) for the rest. The rest of src/
+// reads the small API this module exports.
+import type {
+  AgentSession,
+  AgentSessionEvent,
   DefaultResourceLoader,
-  initTheme,
-  ModelRegistry,
+  ExtensionError,
+  ExtensionFactory,
+  ExtensionUIContext,
   SessionManager,
-  SettingsManager,
-  type AgentSession,
-  type AgentSessionEvent,
-  type ExtensionAPI,
-  type ExtensionError,
-  type ExtensionFactory,
-  type ExtensionUIContext,
-  type Theme,
-  type ToolDefinition,
+  Theme,
+  ToolDefinition,
 } from '@mariozechner/pi-coding-agent'
-import {
-  createAssistantMessageEventStream,
-  type AssistantMessage,
-  type AssistantMessageEventStream,
-  type Context,
-  type Model,
-} from '@mariozechner/pi-ai'
+import type { AssistantMessageEventStream, Model } from '@mariozechner/pi-ai'
+import type { PiAdapter, ScriptedModel } from './adapter.js'
+import { findPiLine } from './line.js'
 
 export type {
   AgentSession,
@@ -58,24 +41,30 @@ export type {
   ToolResultMessage,
 } from '@mariozechner/pi-ai'
 
-export const PI_PACKAGE = '@mariozechner/pi-coding-agent'
+export type { ScriptedModel } from './adapter.js'
+export type { PiLineInfo } from './line.js'
 
-/** The tools Pi builds into every session, with the factories of their real definitions. */
-const BUILTIN_TOOLS = {
-  read: createReadToolDefinition,
-  bash: createBashToolDefinition,
-  edit: createEditToolDefinition,
-  write: createWriteToolDefinition,
-  grep: createGrepToolDefinition,
-  find: createFindToolDefinition,
-  ls: createLsToolDefinition,
-} as const
+const line = findPiLine()
+// Only the running line's adapter is imported: the other line may not be installed, or not run on this Node.
+const { createAdapter } = line.scope === '@earendil-works' ? await import('./lines/earendil.js') : await import('./lines/mariozechner.js')
+const pi: PiAdapter = createAdapter(line)
+const {
+  createAgentSession,
+  DefaultResourceLoader: ResourceLoader,
+  SessionManager: Sessions,
+  SettingsManager,
+  createSyntheticSourceInfo,
+  initTheme,
+} = pi.exports
 
-export const BUILTIN_TOOL_NAMES = Object.keys(BUILTIN_TOOLS) as (keyof typeof BUILTIN_TOOLS)[]
+/** The Pi line (scope, version, directory) the sessions run on. */
+export const PI_LINE = line
+
+export const BUILTIN_TOOL_NAMES = Object.keys(pi.builtinTools)
 
 /** Pi's own definition of a built-in tool: name, schema, prompt snippet and renderers stay Pi's. */
-export function builtinToolDefinition(name: keyof typeof BUILTIN_TOOLS, cwd: string): ToolDefinition {
-  return BUILTIN_TOOLS[name](cwd) as unknown as ToolDefinition
+export function builtinToolDefinition(name: string, cwd: string): ToolDefinition {
+  return pi.builtinTools[name]!(cwd)
 }
 
 const SCRIPTED_PROVIDER = 'vitest-environment-pi'
@@ -127,14 +116,11 @@ const DEFAULT_ACTIVE_TOOLS = ['read', 'bash', 'edit', 'write']
 export async function createPiSession(options: PiSessionOptions): Promise<PiSessionResult> {
   const model = options.model ?? SCRIPTED_MODEL
   const settingsManager = SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } })
-  // prompt() refuses a model whose provider has no key; the key is never sent anywhere.
-  const authStorage = AuthStorage.inMemory({ [model.provider]: { type: 'api_key', key: 'scripted' } })
-  const modelRegistry = ModelRegistry.inMemory(authStorage)
-  if (options.availableModels) listModels(modelRegistry, options.availableModels)
-  const sessionManager = SessionManager.inMemory(options.cwd)
+  const modelServices = await pi.modelServices(model, options.availableModels)
+  const sessionManager = Sessions.inMemory(options.cwd)
   options.seed?.(sessionManager)
   const paths = options.extensions.map((e) => e.path)
-  const resourceLoader = new DefaultResourceLoader({
+  const resourceLoader = new ResourceLoader({
     cwd: options.cwd,
     agentDir: options.agentDir,
     settingsManager,
@@ -165,8 +151,7 @@ export async function createPiSession(options: PiSessionOptions): Promise<PiSess
     agentDir: options.agentDir,
     model,
     thinkingLevel: options.thinkingLevel ?? 'off',
-    authStorage,
-    modelRegistry,
+    ...modelServices,
     settingsManager,
     resourceLoader,
     sessionManager,
@@ -175,12 +160,6 @@ export async function createPiSession(options: PiSessionOptions): Promise<PiSess
   })
   if (!options.tools) session.setActiveToolsByName([...new Set([...DEFAULT_ACTIVE_TOOLS, ...extensionTools])])
   return { session, loadErrors, extensionTools }
-}
-
-function listModels(registry: ModelRegistry, models: Model<string>[]): void {
-  registry.getAll = () => [...models]
-  registry.getAvailable = () => [...models]
-  registry.find = (provider, id) => models.find((m) => m.provider === provider && m.id === id)
 }
 
 // Set after loading, as Pi's CLI does, so that a value wins over the flag's registered default.
@@ -195,6 +174,9 @@ function setFlags(loaded: ReturnType<DefaultResourceLoader['getExtensions']>, fl
 
 type LoadedExtension = ReturnType<DefaultResourceLoader['getExtensions']>['extensions'][number]
 
+/** Pi's resource loader and settings, for loading a package as Pi does. */
+export const { DefaultResourceLoader: PiResourceLoader, SettingsManager: PiSettings } = pi.exports
+
 function renameExtension(extension: LoadedExtension, path: string | undefined): void {
   if (path === undefined || path.startsWith('<')) return
   const baseDir = path.slice(0, path.lastIndexOf('/')) || '/'
@@ -205,15 +187,12 @@ function renameExtension(extension: LoadedExtension, path: string | undefined): 
   for (const command of extension.commands.values()) command.sourceInfo = extension.sourceInfo
 }
 
-/** The stream function Pi calls instead of a provider. */
-export type ScriptedModel = (context: Context, signal: AbortSignal | undefined) => AssistantMessageEventStream
-
 export function replaceModel(session: AgentSession, model: ScriptedModel): void {
-  session.agent.streamFn = (_model, context, options) => model(context, options?.signal)
+  pi.replaceModel(session, model)
 }
 
 export function createMessageStream(): AssistantMessageEventStream {
-  return createAssistantMessageEventStream()
+  return pi.exports.createAssistantMessageEventStream()
 }
 
 export interface ToolCallDecision {
@@ -253,7 +232,7 @@ export interface UIBinding {
 /** Binds the UI and fires `session_start` and `resources_discover`, as Pi's modes do at startup. */
 export async function bindSession(session: AgentSession, binding: UIBinding): Promise<void> {
   if (binding.headless) keepHeadless(session)
-  await session.bindExtensions({ uiContext: binding.ui, onError: binding.onError })
+  await pi.bindExtensions(session, binding.ui, binding.onError, binding.headless)
 }
 
 // Pi derives hasUI from "is a UI bound"; the runner is rebuilt on reload, so the override follows it.
@@ -296,11 +275,15 @@ export async function emitExtensionEvent(session: AgentSession, type: string, pa
     case 'before_provider_request':
       return runner.emitBeforeProviderRequest(payload.payload)
     case 'before_agent_start':
-      return runner.emitBeforeAgentStart(
-        String(payload.prompt ?? ''),
-        payload.images as never,
-        String(payload.systemPrompt ?? session.systemPrompt),
-        (payload.systemPromptOptions ?? {}) as never,
+      return pi.emitBeforeAgentStart(
+        runner,
+        {
+          prompt: String(payload.prompt ?? ''),
+          images: payload.images,
+          ...(payload.systemPrompt === undefined ? {} : { systemPrompt: String(payload.systemPrompt) }),
+          ...(payload.systemPromptOptions === undefined ? {} : { systemPromptOptions: payload.systemPromptOptions }),
+        },
+        session,
       )
     case 'resources_discover':
       return runner.emitResourcesDiscover(String(payload.cwd ?? ''), (payload.reason ?? 'startup') as never)
@@ -311,14 +294,23 @@ export async function emitExtensionEvent(session: AgentSession, type: string, pa
   }
 }
 
-const THEME_KEY = Symbol.for('@mariozechner/pi-coding-agent:theme')
-
 /** Pi's theme is a process-wide singleton that throws until initialised: initialise it on first use. */
 export function currentTheme(): Theme {
   const global = globalThis as Record<symbol, Theme | undefined>
-  if (!global[THEME_KEY]) initTheme('dark')
-  return global[THEME_KEY]!
+  if (!global[pi.themeKey]) initTheme('dark')
+  return global[pi.themeKey]!
 }
+
+/**
+ * Puts Pi's process-wide state back to what a fresh import of Pi starts with: its registries (extensions
+ * register providers there, and Pi never removes them on dispose) and the theme, initialised on first use.
+ */
+export function resetPiGlobals(): void {
+  pi.resetGlobals()
+}
+
+/** A `pi.exec` result in the running line's shape (see PiAdapter.execResult). */
+export const execResult: PiAdapter['execResult'] = (result) => pi.execResult(result)
 
 /** Runs until the agent is idle and every event it emitted has reached the session's subscribers. */
 export function trackSettling(session: AgentSession): () => Promise<void> {

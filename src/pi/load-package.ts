@@ -1,11 +1,10 @@
 // Loads an installed Pi package the way Pi itself does (`pi -e <dir>`), and imports extension files the
 // way Pi's loader does, so a sandbox sees what a user of the package would see.
-import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join, relative } from 'node:path'
-import { DefaultResourceLoader, SettingsManager } from '@mariozechner/pi-coding-agent'
+import { isAbsolute, join, relative } from 'node:path'
 import type { ModuleLoader } from '../module-loader.js'
-import { PI_PACKAGE } from './index.js'
+import { PI_LINE, PiResourceLoader, PiSettings } from './index.js'
+import { PI_CORE_ENTRIES, PI_SCOPES, piLineAliases } from './line.js'
 
 export interface LoadedPackage {
   /** Extension files Pi loaded, relative to the package directory. */
@@ -27,10 +26,10 @@ export interface LoadedPackage {
  * with Pi's own package manager and loads them with Pi's own loader: nothing else is discovered.
  */
 export async function loadPiPackage(packageDir: string, options: { cwd: string; agentDir: string }): Promise<LoadedPackage> {
-  const loader = new DefaultResourceLoader({
+  const loader = new PiResourceLoader({
     cwd: options.cwd,
     agentDir: options.agentDir,
-    settingsManager: SettingsManager.inMemory(),
+    settingsManager: PiSettings.inMemory(),
     // A local directory source, as `pi -e <dir>` passes it: Pi reads the manifest and loads what it names.
     additionalExtensionPaths: [packageDir],
     noExtensions: true,
@@ -54,23 +53,10 @@ export async function loadPiPackage(packageDir: string, options: { cwd: string; 
 }
 
 // The packages Pi hands to every extension instead of the extension's own copy (Pi's docs/packages.md,
-// "Pi bundles core packages"); Pi's loader aliases each to the Pi that loads the extension.
-const PI_CORE_SPECIFIERS = [
-  '@mariozechner/pi-coding-agent',
-  '@mariozechner/pi-agent-core',
-  '@mariozechner/pi-ai',
-  '@mariozechner/pi-ai/oauth',
-  '@mariozechner/pi-tui',
-  'typebox',
-  'typebox/compile',
-  'typebox/value',
-]
+// "Pi bundles core packages"), under either line's name, answered as the running Pi's loader answers them.
+const PI_SPECIFIERS = PI_SCOPES.flatMap((scope) => PI_CORE_ENTRIES.map((entry) => `${scope}/${entry}`))
 // Pi answers the old TypeBox name with the new package.
-const LEGACY_TYPEBOX: Record<string, string> = {
-  '@sinclair/typebox': 'typebox',
-  '@sinclair/typebox/compile': 'typebox/compile',
-  '@sinclair/typebox/value': 'typebox/value',
-}
+const TYPEBOX = ['', '/compile', '/value'].flatMap((path) => [[`typebox${path}`, `typebox${path}`], [`@sinclair/typebox${path}`, `typebox${path}`]])
 
 interface Jiti {
   import(id: string): Promise<unknown>
@@ -78,31 +64,20 @@ interface Jiti {
 }
 type CreateJiti = (id: string, options?: { moduleCache?: boolean; alias?: Record<string, string> }) => Jiti
 
-/** The package.json of the Pi this harness runs, found as Node finds it from here. */
-function piPackageJson(): string {
-  const require = createRequire(import.meta.url)
-  for (const dir of require.resolve.paths(PI_PACKAGE) ?? []) {
-    const candidate = join(dir, PI_PACKAGE, 'package.json')
-    if (existsSync(candidate)) return candidate
-  }
-  throw new Error(`${PI_PACKAGE} is not resolvable from ${import.meta.url}`)
-}
-
 /**
  * A module loader that imports as Pi's extension loader does: through Pi's own jiti (TypeScript and
  * JavaScript alike), each import fresh, with Pi's core packages answered by the host's Pi.
  */
 export function piModuleLoader(): ModuleLoader {
-  const packageJson = piPackageJson()
-  const piRequire = createRequire(packageJson)
-  const createJiti = piRequire('jiti') as CreateJiti
+  const packageJson = join(PI_LINE.packageDir, 'package.json')
+  const createJiti = createRequire(packageJson)('jiti') as CreateJiti
   const resolver = createJiti(packageJson)
+  const lineAliases = piLineAliases(PI_LINE)
   const alias: Record<string, string> = {}
-  for (const specifier of PI_CORE_SPECIFIERS) {
-    const resolved = resolver.esmResolve(specifier, { try: true })
-    if (resolved) alias[specifier] = resolved
+  for (const [specifier, target] of [...PI_SPECIFIERS.map((s) => [s, lineAliases[s] ?? s]), ...TYPEBOX]) {
+    const resolved = isAbsolute(target!) ? target : resolver.esmResolve(target!, { try: true })
+    if (resolved) alias[specifier!] = resolved
   }
-  for (const [legacy, current] of Object.entries(LEGACY_TYPEBOX)) if (alias[current]) alias[legacy] = alias[current]
   const jiti = createJiti(packageJson, { moduleCache: false, alias })
   return async (absolutePath) => (await jiti.import(absolutePath)) as Record<string, unknown>
 }

@@ -1,0 +1,55 @@
+// What differs between Pi's lines, as one interface: src/pi/index.ts reads this and nothing else of Pi.
+// Types are the 0.73 line's declarations, the harness's one view of Pi; the newer line's adapter
+// converts at its boundary where its shapes differ.
+import type * as CodingAgent from '@mariozechner/pi-coding-agent'
+import type * as PiAi from '@mariozechner/pi-ai'
+import type { AgentSession, CreateAgentSessionOptions, ExecResult, ExtensionError, ExtensionRunner, ExtensionUIContext, ToolDefinition } from '@mariozechner/pi-coding-agent'
+import type { AssistantMessageEventStream, Context, Model } from '@mariozechner/pi-ai'
+import type { PiLineInfo } from './line.js'
+
+/** Pi's exports that keep their names and shapes on every line. */
+export type PiExports = Pick<
+  typeof CodingAgent,
+  | 'createAgentSession'
+  | 'DefaultResourceLoader'
+  | 'SettingsManager'
+  | 'SessionManager'
+  | 'createSyntheticSourceInfo'
+  | 'initTheme'
+> &
+  Pick<typeof PiAi, 'createAssistantMessageEventStream'>
+
+/** The stream function Pi calls instead of a provider, given the request as system prompt, messages and tools. */
+export type ScriptedModel = (context: Context, signal: AbortSignal | undefined) => AssistantMessageEventStream
+
+export interface BeforeAgentStartPayload {
+  prompt: string
+  images?: unknown
+  /** The prompt handlers see; unset: the session's own. */
+  systemPrompt?: string
+  systemPromptOptions?: unknown
+}
+
+export interface PiAdapter {
+  line: PiLineInfo
+  exports: PiExports
+  /** The tools Pi builds into every session, in Pi's order, with the factories of their real definitions. */
+  builtinTools: Record<string, (cwd: string) => ToolDefinition>
+  /**
+   * The createAgentSession options that give `model`'s provider a key (never sent anywhere: the model
+   * is scripted) and, when given, list exactly `available` as the registry's models. Nothing touches disk.
+   */
+  modelServices(model: Model<string>, available: Model<string>[] | undefined): Promise<Partial<CreateAgentSessionOptions>>
+  /** Makes the session's agent call `model` instead of a provider. */
+  replaceModel(session: AgentSession, model: ScriptedModel): void
+  /** Fires `before_agent_start` as the session does before a prompt. */
+  emitBeforeAgentStart(runner: ExtensionRunner, event: BeforeAgentStartPayload, session: AgentSession): Promise<unknown>
+  /** Binds the UI (the compiler checks it is a whole UI context of this line) and fires `session_start`. */
+  bindExtensions(session: AgentSession, uiContext: ExtensionUIContext, onError: (error: ExtensionError) => void, headless: boolean): Promise<void>
+  /** The globalThis key that holds Pi's theme once initialised. */
+  themeKey: symbol
+  /** What this line's `pi.exec` resolves with for a process that ended so (code unset: killed by SIGTERM, or 0). */
+  execResult(result: { stdout: string; stderr: string; code: number | undefined; killed: boolean }): ExecResult
+  /** Puts Pi's process-wide registries back to their built-in state and forgets the theme. */
+  resetGlobals(): void
+}

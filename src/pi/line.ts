@@ -1,0 +1,114 @@
+// Which Pi runs the sessions: Pi changed its npm scope, and either line may be the installed peer.
+// This module only reads package.json files; the chosen line's adapter is the one that imports Pi.
+import { existsSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+
+export interface PiLineInfo {
+  /** The npm scope of the line's packages. */
+  scope: '@earendil-works' | '@mariozechner'
+  /** `@<scope>/pi-coding-agent`. */
+  packageName: string
+  /** The installed version of the coding agent. */
+  version: string
+  /** The directory of the installed coding agent package. */
+  packageDir: string
+  /** The Node versions the line supports (`engines.node`). */
+  node: string
+}
+
+/** The lines in the order the harness prefers them: the current line first. */
+export const PI_SCOPES = ['@earendil-works', '@mariozechner'] as const
+
+/** Forces a line (a package name, e.g. `@mariozechner/pi-coding-agent`) when both are installed. */
+export const PI_PACKAGE_ENV = 'VITEST_PI_PACKAGE'
+
+/** Pi's entry points that extensions import by name (Pi's loader answers each with its own copy). */
+export const PI_CORE_ENTRIES = [
+  'pi-coding-agent',
+  'pi-agent-core',
+  'pi-tui',
+  'pi-ai',
+  'pi-ai/compat',
+  'pi-ai/models',
+  'pi-ai/oauth',
+  'pi-ai/providers/all',
+] as const
+
+const codingAgent = (scope: string) => `${scope}/pi-coding-agent`
+
+// package.json, found as Node finds the package from here (its exports may not list package.json).
+function installed(scope: string): PiLineInfo | undefined {
+  const name = codingAgent(scope)
+  for (const dir of createRequire(import.meta.url).resolve.paths(name) ?? []) {
+    const file = join(dir, name, 'package.json')
+    if (!existsSync(file)) continue
+    const manifest = JSON.parse(readFileSync(file, 'utf8')) as { version: string; engines?: { node?: string } }
+    return { scope: scope as PiLineInfo['scope'], packageName: name, version: manifest.version, packageDir: dirname(file), node: manifest.engines?.node ?? '*' }
+  }
+  return undefined
+}
+
+/** Whether `version` satisfies a `>=x.y.z` range (the only form Pi's `engines.node` uses). */
+export function satisfiesNode(range: string, version = process.versions.node): boolean {
+  const minimum = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(range.trim())
+  if (!minimum) return true
+  const have = version.split('.').map(Number)
+  for (let i = 0; i < 3; i++) {
+    const want = Number(minimum[i + 1] ?? 0)
+    if (have[i]! !== want) return have[i]! > want
+  }
+  return true
+}
+
+const HINT = `Install ${codingAgent('@earendil-works')} (Node >=22.19) or ${codingAgent('@mariozechner')}@0.73 (Node >=20.6) next to vitest-environment-pi.`
+
+/**
+ * The line to run: the one named by VITEST_PI_PACKAGE, else the first installed line that supports this
+ * Node (a line that cannot run here is passed over, so both may be installed side by side).
+ */
+export function findPiLine(forced = process.env[PI_PACKAGE_ENV] || undefined): PiLineInfo {
+  return choosePiLine(
+    PI_SCOPES.map(installed).filter((line) => line !== undefined),
+    forced,
+  )
+}
+
+/** findPiLine's choice among the lines `found` installed, on Node `node`. */
+export function choosePiLine(found: PiLineInfo[], forced?: string, node = process.versions.node): PiLineInfo {
+  if (forced !== undefined) {
+    const scope = PI_SCOPES.find((s) => codingAgent(s) === forced)
+    if (!scope) throw new Error(`${PI_PACKAGE_ENV}=${forced} names no Pi line: use ${PI_SCOPES.map(codingAgent).join(' or ')}.`)
+    const line = found.find((l) => l.scope === scope)
+    if (!line) throw new Error(`${PI_PACKAGE_ENV}=${forced}, but ${forced} is not installed. ${HINT}`)
+    if (!satisfiesNode(line.node, node)) throw new Error(`${forced}@${line.version} needs Node ${line.node}; this is Node ${node}.`)
+    return line
+  }
+  const usable = found.find((line) => satisfiesNode(line.node, node))
+  if (usable) return usable
+  if (found.length === 0) throw new Error(`vitest-environment-pi found no Pi: neither ${PI_SCOPES.map(codingAgent).join(' nor ')} is installed. ${HINT}`)
+  const needs = found.map((line) => `${line.packageName}@${line.version} needs Node ${line.node}`).join('; ')
+  throw new Error(`No installed Pi runs on Node ${node}: ${needs}. ${HINT}`)
+}
+
+// Since 0.80 Pi gives extensions, for pi-ai's root and compat entries, a view with the old global API
+// and TypeBox's re-exports, so that extensions written for 0.73 keep working.
+const PI_AI_EXTENSION_VIEW = 'dist/core/extensions/pi-ai-extension-view.js'
+
+/**
+ * Each Pi entry point, under either line's name, mapped to what Pi's own loader gives an extension on
+ * the running line: its package name (or, for pi-ai's extension view, its file). Entries that already
+ * name themselves are left out.
+ */
+export function piLineAliases(line: PiLineInfo): Record<string, string> {
+  const view = join(line.packageDir, PI_AI_EXTENSION_VIEW)
+  const hasView = existsSync(view)
+  const aliases: Record<string, string> = {}
+  for (const scope of PI_SCOPES) {
+    for (const entry of PI_CORE_ENTRIES) {
+      const target = hasView && (entry === 'pi-ai' || entry === 'pi-ai/compat') ? view : `${line.scope}/${entry}`
+      if (target !== `${scope}/${entry}`) aliases[`${scope}/${entry}`] = target
+    }
+  }
+  return aliases
+}

@@ -1,0 +1,79 @@
+// `@mariozechner/pi-coding-agent` (0.73 and earlier, Node >=20.6): the line the harness's types come from.
+import {
+  AuthStorage,
+  createAgentSession,
+  createBashToolDefinition,
+  createEditToolDefinition,
+  createFindToolDefinition,
+  createGrepToolDefinition,
+  createLsToolDefinition,
+  createReadToolDefinition,
+  createSyntheticSourceInfo,
+  createWriteToolDefinition,
+  DefaultResourceLoader,
+  initTheme,
+  ModelRegistry,
+  SessionManager,
+  SettingsManager,
+} from '@mariozechner/pi-coding-agent'
+import { createAssistantMessageEventStream, resetApiProviders, type Model } from '@mariozechner/pi-ai'
+import { resetOAuthProviders } from '@mariozechner/pi-ai/oauth'
+import type { PiAdapter } from '../adapter.js'
+import type { PiLineInfo } from '../line.js'
+
+function listModels(registry: ModelRegistry, models: Model<string>[]): void {
+  registry.getAll = () => [...models]
+  registry.getAvailable = () => [...models]
+  registry.find = (provider, id) => models.find((m) => m.provider === provider && m.id === id)
+}
+
+const THEME_KEY = Symbol.for('@mariozechner/pi-coding-agent:theme')
+
+export function createAdapter(line: PiLineInfo): PiAdapter {
+  return {
+    line,
+    exports: {
+      createAgentSession,
+      DefaultResourceLoader,
+      SettingsManager,
+      SessionManager,
+      createSyntheticSourceInfo,
+      initTheme,
+      createAssistantMessageEventStream,
+    },
+    // Tool definitions are generic in their parameters and details; the harness reads them as any tool.
+    builtinTools: {
+      read: createReadToolDefinition,
+      bash: createBashToolDefinition,
+      edit: createEditToolDefinition,
+      write: createWriteToolDefinition,
+      grep: createGrepToolDefinition,
+      find: createFindToolDefinition,
+      ls: createLsToolDefinition,
+    } as unknown as PiAdapter['builtinTools'],
+    async modelServices(model, available) {
+      // prompt() refuses a model whose provider has no key.
+      const authStorage = AuthStorage.inMemory({ [model.provider]: { type: 'api_key', key: 'scripted' } })
+      const modelRegistry = ModelRegistry.inMemory(authStorage)
+      if (available) listModels(modelRegistry, available)
+      return { authStorage, modelRegistry }
+    },
+    replaceModel(session, model) {
+      session.agent.streamFn = (_model, context, options) => model(context, options?.signal)
+    },
+    emitBeforeAgentStart(runner, event, session) {
+      return runner.emitBeforeAgentStart(event.prompt, event.images as never, event.systemPrompt ?? session.systemPrompt, (event.systemPromptOptions ?? {}) as never)
+    },
+    bindExtensions(session, uiContext, onError) {
+      return session.bindExtensions({ uiContext, onError })
+    },
+    // A signal exit has no code; 0.73 reports `code ?? 0`.
+    execResult: ({ code, ...rest }) => ({ ...rest, code: code ?? 0 }),
+    themeKey: THEME_KEY,
+    resetGlobals() {
+      resetApiProviders()
+      resetOAuthProviders()
+      delete (globalThis as Record<symbol, unknown>)[THEME_KEY]
+    },
+  }
+}
