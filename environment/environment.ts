@@ -2,6 +2,7 @@
 import { runInContext } from 'node:vm'
 import { builtinEnvironments, type Environment } from 'vitest/runtime'
 import { enterIsolation } from '../src/isolation.js'
+import { findPiLine } from '../src/pi/line.js'
 import { setFileDefaults, type PiEnvironmentOptions } from './defaults.js'
 
 /** Vitest passes the whole environmentOptions; a docblock's options replace the config's. */
@@ -21,6 +22,14 @@ export const environment: Environment = {
     }
   },
   async setupVM(options) {
+    const line = findPiLine()
+    // Seen with Pi 1.6 on Node 22: Pi imports JSON modules (`import … with { type: 'json' }`) that
+    // Vitest's VM pools fail to link ("Linked modules must use the same context").
+    if (line.scope === '@earendil-works') {
+      throw new Error(
+        `${line.packageName}@${line.version} cannot run in Vitest's VM pools (vmThreads, vmForks): they cannot link the JSON modules Pi 1.x imports. Use the forks or threads pool.`,
+      )
+    }
     const base = await builtinEnvironments.node.setupVM!(options)
     const context = base.getVmContext()
     const { leave } = enterIsolation()

@@ -4,9 +4,12 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Plugin } from 'vite'
+import type { AliasOptions, Plugin } from 'vite'
+import { findPiLine, PI_PACKAGE_ENV, piLineAliases } from '../src/pi/line.js'
 import type { PiEnvironmentOptions } from './defaults.js'
 import { GLOBAL_SETUP_OPTIONS, type PiGlobalSetupOptions } from './provided.js'
+
+export { findPiLine, type PiLineInfo } from '../src/pi/line.js'
 
 export interface PiPluginOptions extends PiEnvironmentOptions, PiGlobalSetupOptions {
   /**
@@ -15,12 +18,33 @@ export interface PiPluginOptions extends PiEnvironmentOptions, PiGlobalSetupOpti
    * process listeners, sessions) before the next one. Unset: Vitest's default, a fresh worker per file.
    */
   isolate?: boolean
+  /**
+   * The Pi line to run when both are installed: `@earendil-works/pi-coding-agent` or
+   * `@mariozechner/pi-coding-agent`. Unset: the first installed line that runs on this Node, in that order.
+   */
+  piPackage?: string
 }
 
 // Next to this file: .js once built, .ts when run from source.
 function sibling(name: string): string {
   const js = fileURLToPath(new URL(`./${name}.js`, import.meta.url))
   return existsSync(js) ? js : fileURLToPath(new URL(`./${name}.ts`, import.meta.url))
+}
+
+/** Vite's alias option in its array form, so that ours can be added to a user's of either form. */
+function aliasEntries(alias: AliasOptions | undefined): { find: string | RegExp; replacement: string }[] {
+  if (alias === undefined) return []
+  return Array.isArray(alias) ? [...alias] : Object.entries(alias).map(([find, replacement]) => ({ find, replacement }))
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+
+/**
+ * Vite aliases that answer Pi's entry points, under either line's name, as Pi's loader answers them on
+ * the running line. Exact matches: `@x/pi-ai` must not rewrite `@x/pi-ai/models`.
+ */
+export function piResolveAliases(): { find: RegExp; replacement: string }[] {
+  return Object.entries(piLineAliases(findPiLine())).map(([specifier, replacement]) => ({ find: new RegExp(`^${escapeRegExp(specifier)}$`), replacement }))
 }
 
 const toArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value])
@@ -33,7 +57,11 @@ export function pi(options: PiPluginOptions = {}): Plugin {
     config(config) {
       const test = (config.test ??= {})
       test.environment = 'pi'
-      const { scripts, sandbox, isolate, ...sessionOptions } = options
+      const { scripts, sandbox, isolate, piPackage, ...sessionOptions } = options
+      // Workers inherit the environment: every one of them then runs the same line.
+      if (piPackage !== undefined) process.env[PI_PACKAGE_ENV] = piPackage
+      // An extension imports Pi by either line's name; both load the running Pi, as Pi's own loader does.
+      config.resolve = { ...config.resolve, alias: [...aliasEntries(config.resolve?.alias), ...piResolveAliases()] }
       const root = resolve(test.root ?? config.root ?? process.cwd())
       const defaults: PiEnvironmentOptions = {
         // Relative extension paths resolve against the project root, wherever the workers run.
