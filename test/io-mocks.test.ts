@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
 import { calls, createTestSession, says, when, type TestSession } from '../src/index.js'
+import { KILLED_CODE } from './support/pi-line.js'
 
 /** Tools that shell out with pi.exec and call an HTTP API with fetch. */
 function worker(pi: ExtensionAPI) {
@@ -48,7 +49,7 @@ describe('exec and HTTP mocks', () => {
       },
     })
     await t.run(when('log', [calls('git_log', { count: 1 }), calls('git_log', { count: 1 }), says('ok')]))
-    expect(t.events.toolResultsFor('git_log').map((r) => r.text)).toEqual(['abc123 fix\n', 'git failed (0, killed)'])
+    expect(t.events.toolResultsFor('git_log').map((r) => r.text)).toEqual(['abc123 fix\n', `git failed (${KILLED_CODE}, killed)`])
     expect(t.events.exec.map((c) => c.answeredBy)).toEqual(['exec.rules[0]', 'exec.rules[1]'])
     expect(t).toHaveExecuted('git', ['log', '--oneline', '-1'])
     expect(t).toHaveExecuted(/^git log/)

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { failuresByTitle, installConsumer, type Consumer, type VitestReport } from './support/consumer.js'
+import { CURRENT_LINE } from './support/pi-line.js'
 
 let leaks: Consumer
 let consumer: Consumer
@@ -16,6 +17,8 @@ afterAll(() => {
 })
 
 const RUN = 120_000
+// On 1.x the fixture skips the one test of a feature 1.x does not have (process-wide extension providers).
+const LEAK_TESTS = CURRENT_LINE ? { passed: 21, failed: 0, skipped: 1 } : { passed: 22, failed: 0, skipped: 0 }
 const KINDS = [
   'process.env: added, changed, removed and stubbed variables are back',
   'globalThis: added, replaced, symbol and stubbed globals are back',
@@ -27,6 +30,8 @@ const KINDS = [
   'the working directory is the project root',
   'process listeners the other file added are removed',
 ]
+
+const counts = (report: VitestReport) => ({ passed: report.numPassedTests, failed: report.numFailedTests, skipped: report.numPendingTests })
 
 const statuses = (report: VitestReport) =>
   Object.fromEntries(report.testResults.flatMap((file) => file.assertionResults.map((test) => [`${file.name.split('/tests/')[1]} > ${test.title}`, test.status])))
@@ -46,7 +51,7 @@ describe('pi({ isolate: false }): one file pollutes every kind of state, the nex
       it(`${pool} pool, ${order} order, one worker`, async () => {
         const { report, files, workers } = await runLeaks([`--pool=${pool}`, `--mode=${order}`])
         expect(failuresByTitle(report)).toEqual({})
-        expect({ passed: report.numPassedTests, failed: report.numFailedTests }).toEqual({ passed: 21, failed: 0 })
+        expect(counts(report)).toEqual(LEAK_TESTS)
         expect(files).toEqual(order === 'forward' ? ['pollute', 'check'] : ['check', 'pollute'])
         expect(workers.size).toBe(1)
       }, RUN)
@@ -58,7 +63,7 @@ describe('pi({ isolate: false }): one file pollutes every kind of state, the nex
     const broken = (report.testResults as { name: string; status?: string; message?: string }[]).find((file) => file.name.endsWith('0-broken.spec.ts'))
     expect(broken).toMatchObject({ status: 'failed', message: expect.stringContaining('this file fails to load') })
     expect(failuresByTitle(report)).toEqual({})
-    expect({ passed: report.numPassedTests, failed: report.numFailedTests }).toEqual({ passed: 21, failed: 0 })
+    expect(counts(report)).toEqual(LEAK_TESTS)
     expect(files).toEqual(['pollute', 'check'])
   }, RUN)
 

@@ -7,6 +7,7 @@ import { Type } from '@mariozechner/pi-ai'
 import { afterEach, describe, expect, it } from 'vitest'
 import { calls, createMockPi, createTestSession, says, when, type MockPi, type TestSession } from '../src/index.js'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
+import { execResultOf } from './support/pi-line.js'
 
 /** Runs `pi` the way a child process would find it: through PATH. */
 function runPi(args: string[], cwd?: string) {
@@ -103,8 +104,8 @@ describe('createMockPi', () => {
     )
 
     expect(t.events.toolResultsFor('ask_pi').map((r) => [r.text, r.details])).toEqual([
-      ['The tests pass.\n', { stdout: 'The tests pass.\n', stderr: '', code: 0, killed: false }],
-      ['pi failed (2): model overloaded\n', { stdout: '', stderr: 'model overloaded\n', code: 2, killed: false }],
+      ['The tests pass.\n', execResultOf({ stdout: 'The tests pass.\n', stderr: '', code: 0, killed: false })],
+      ['pi failed (2): model overloaded\n', execResultOf({ stdout: '', stderr: 'model overloaded\n', code: 2, killed: false })],
     ])
     // pi.exec runs in the session's cwd.
     expect(mockPi.calls()).toEqual([

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { calls, createTestSession, says, when, type TestSession } from '../src/index.js'
 
+// Pi 0.73's examples (a dev dependency), run on whichever line runs: the same extension files on both.
 const EXAMPLES = 'node_modules/@mariozechner/pi-coding-agent/examples/extensions'
 const PERMISSION_GATE = `${EXAMPLES}/permission-gate.ts`
 const PROTECTED_PATHS = `${EXAMPLES}/protected-paths.ts`

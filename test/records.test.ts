@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { calls, createTestSession, says, when, type TestSession } from '../src/index.js'
+import { LAST_RUN_EVENT } from './support/pi-line.js'
 
 describe('records', () => {
   let t: TestSession | undefined
@@ -54,7 +55,7 @@ describe('records', () => {
     expect(t.events.toolResultsFor('read').map((r) => r.text)).toEqual(['text'])
     expect(t.events.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant', 'toolResult', 'assistant', 'toolResult', 'assistant'])
     expect(t.events.all[0]!.type).toBe('agent_start')
-    expect(t.events.all.at(-1)!.type).toBe('agent_end')
+    expect(t.events.all.at(-1)!.type).toBe(LAST_RUN_EVENT)
     expect(t.events.lastAssistantText()).toBe('finished')
   })
 })

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { createExecMock, type ExecMockOptions, type PiExecResult } from '../../src/mock-exec.js'
+import { createExecMock, type ExecMockOptions } from '../../src/mock-exec.js'
 import type { ExecMock } from '../../src/mock-spec/types.js'
 import type { ExecCallRecord } from '../../src/records.js'
+import { execResultOf, KILLED_CODE } from '../support/pi-line.js'
 
 function harness(mocks: ExecMock, unhandled: ExecMockOptions['unhandled'] = 'error') {
   const records: ExecCallRecord[] = []
@@ -12,7 +13,7 @@ function harness(mocks: ExecMock, unhandled: ExecMockOptions['unhandled'] = 'err
     unhandled,
     realExec: async (command, args, options) => {
       realCalls.push([command, args, options])
-      return { stdout: `real ${command}`, stderr: '', code: 0, killed: false }
+      return execResultOf({ stdout: `real ${command}`, stderr: '', code: 0, killed: false })
     },
     onUnhandled: (error) => unhandledErrors.push(error),
     record: (call) => records.push(call),
@@ -21,7 +22,7 @@ function harness(mocks: ExecMock, unhandled: ExecMockOptions['unhandled'] = 'err
   return { mock, records, warnings, unhandledErrors, realCalls }
 }
 
-const ok = (stdout: string): PiExecResult => ({ stdout, stderr: '', code: 0, killed: false })
+const ok = (stdout: string) => execResultOf({ stdout, stderr: '', code: 0, killed: false })
 
 describe('createExecMock matching', () => {
   it('cmd_exact matches the command alone or the whole command line, nothing else', async () => {
@@ -82,28 +83,28 @@ describe('createExecMock matching', () => {
 describe('createExecMock results', () => {
   it('fills the defaults: stdout and stderr empty, code 0, not killed', async () => {
     const { mock } = harness({ rules: [{ match: { cmd_exact: 'true' }, result: {} }] })
-    expect(await mock.exec('true', [])).toEqual({ stdout: '', stderr: '', code: 0, killed: false })
+    expect(await mock.exec('true', [])).toEqual(execResultOf({ stdout: '', stderr: '', code: 0, killed: false }))
   })
 
   it('answers with every field a rule gives', async () => {
     const { mock } = harness({ rules: [{ match: { cmd_exact: 'make' }, result: { stdout: 'o', stderr: 'e', code: 2 } }] })
-    expect(await mock.exec('make', [])).toEqual({ stdout: 'o', stderr: 'e', code: 2, killed: false })
+    expect(await mock.exec('make', [])).toEqual(execResultOf({ stdout: 'o', stderr: 'e', code: 2, killed: false }))
   })
 
-  it('answers killed: true with code 0, as Pi reports a process its timeout or signal killed', async () => {
+  it('answers killed: true with the code Pi reports for a process its timeout or signal killed', async () => {
     const { mock } = harness({
       rules: [
         { match: { cmd_exact: 'sleep 60' }, result: { stdout: 'partial', killed: true } },
         { match: { cmd_exact: 'trapper' }, result: { killed: true, code: 143 } },
       ],
     })
-    expect(await mock.exec('sleep', ['60'])).toEqual({ stdout: 'partial', stderr: '', code: 0, killed: true })
-    expect(await mock.exec('trapper', [])).toEqual({ stdout: '', stderr: '', code: 143, killed: true })
+    expect(await mock.exec('sleep', ['60'])).toEqual(execResultOf({ stdout: 'partial', stderr: '', code: KILLED_CODE, killed: true }))
+    expect(await mock.exec('trapper', [])).toEqual(execResultOf({ stdout: '', stderr: '', code: 143, killed: true }))
   })
 
   it('answers from default_result when no rule matches', async () => {
     const { mock, records } = harness({ rules: [{ match: { cmd_exact: 'ls' }, result: {} }], default_result: { stdout: 'fallback', code: 3 } })
-    expect(await mock.exec('pwd', [])).toEqual({ stdout: 'fallback', stderr: '', code: 3, killed: false })
+    expect(await mock.exec('pwd', [])).toEqual(execResultOf({ stdout: 'fallback', stderr: '', code: 3, killed: false }))
     expect(records.map((r) => r.answeredBy)).toEqual(['exec.default_result'])
   })
 })
@@ -194,11 +195,11 @@ describe('createExecMock unhandled', () => {
 
   it("'warn' warns and answers as Pi answers a command that cannot be started", async () => {
     const { mock, warnings, unhandledErrors, records } = harness({ rules }, 'warn')
-    expect(await mock.exec('git', ['diff', 'HEAD'])).toEqual({ stdout: '', stderr: '', code: 1, killed: false })
+    expect(await mock.exec('git', ['diff', 'HEAD'])).toEqual(execResultOf({ stdout: '', stderr: '', code: 1, killed: false }))
     expect(warnings).toEqual([`${message}\nAnswered as Pi answers a command that cannot be started: code 1, empty stdout and stderr.`])
     expect(unhandledErrors).toEqual([])
     expect(records).toEqual([
-      { command: 'git', args: ['diff', 'HEAD'], result: { stdout: '', stderr: '', code: 1, killed: false }, answeredBy: 'unhandled' },
+      { command: 'git', args: ['diff', 'HEAD'], result: execResultOf({ stdout: '', stderr: '', code: 1, killed: false }), answeredBy: 'unhandled' },
     ])
   })
 
@@ -230,8 +231,8 @@ describe('createExecMock records', () => {
     args.push('mutated later')
     await mock.exec('ls', [])
     expect(records).toEqual([
-      { command: 'ls', args: ['-1'], cwd: '/work', result: { stdout: 'a\nb', stderr: '', code: 0, killed: false }, answeredBy: 'exec.rules[0]' },
-      { command: 'ls', args: [], result: { stdout: '', stderr: '', code: 9, killed: false }, answeredBy: 'exec.default_result' },
+      { command: 'ls', args: ['-1'], cwd: '/work', result: execResultOf({ stdout: 'a\nb', stderr: '', code: 0, killed: false }), answeredBy: 'exec.rules[0]' },
+      { command: 'ls', args: [], result: execResultOf({ stdout: '', stderr: '', code: 9, killed: false }), answeredBy: 'exec.default_result' },
     ])
   })
 
@@ -242,7 +243,7 @@ describe('createExecMock records', () => {
       {
         command: 'x',
         args: ['y'],
-        result: { stdout: '', stderr: '', code: 1, killed: false },
+        result: execResultOf({ stdout: '', stderr: '', code: 1, killed: false }),
         answeredBy: 'unhandled',
         error: 'Unhandled exec: x y (no rule matched and exec.default_result is not set)\n  (exec.rules is empty)',
       },

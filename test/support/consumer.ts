@@ -21,6 +21,8 @@ async function mustRun(command: string, args: string[], cwd: string): Promise<Bo
 export interface VitestReport {
   numPassedTests: number
   numFailedTests: number
+  numPendingTests: number
+  numTotalTests: number
   snapshot: { added: number; updated: number; unmatched: number; matched: number; filesAdded: number; filesUpdated: number }
   testResults: { name: string; assertionResults: { title: string; status: string; failureMessages: string[] }[] }[]
 }

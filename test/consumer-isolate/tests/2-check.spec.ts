@@ -5,7 +5,7 @@ import { resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { threadId } from 'node:worker_threads'
 import { getApiProvider, type Api } from '@mariozechner/pi-ai'
-import { getOAuthProvider } from '@mariozechner/pi-ai/oauth'
+import * as oauth from '@mariozechner/pi-ai/oauth'
 import { expect, it, vi } from 'vitest'
 import { next } from '../helpers/counter.js'
 import { mark, readMark } from '../helpers/marks.js'
@@ -19,7 +19,8 @@ const seen = {
   env: [process.env.LEAK_ADDED, process.env.PI_TELEMETRY, process.env.PI_OFFLINE, process.env.LEAK_STUBBED],
   globals: [global.leakedGlobal, atob('YQ=='), global[Symbol.for('leak')], global.leakStubbed],
   counter: next(),
-  providers: [getApiProvider('leaky-api' as Api), getApiProvider('direct-leak' as Api), getOAuthProvider('leaky')],
+  // 1.x has no OAuth registry (its pi-ai/oauth exports types only).
+  providers: [getApiProvider('leaky-api' as Api), getApiProvider('direct-leak' as Api), oauth.getOAuthProvider?.('leaky')],
   builtinProvider: getApiProvider('anthropic-messages'),
   theme: global[Symbol.for('@mariozechner/pi-coding-agent:theme')],
   fakeTimers: vi.isFakeTimers(),
