@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bashAnswer, bashCallSteps, standardExtension, standardSteps, STANDARD_PROMPT } from './lib/standard.mjs'
 import { MB, median, quantile, round, summary } from './lib/stats.mjs'
+import { PI_LINE } from './lib/pi-line.mjs'
 
 // Pi's own backstops, as for any in-process Pi; the harness sets (and restores) its own over these.
 Object.assign(process.env, { PI_OFFLINE: '1', PI_TELEMETRY: '0', JITI_FS_CACHE: 'false' })
@@ -85,9 +86,11 @@ function checkBareStandard({ messages, errors }) {
 
 // ---------- first iterations: the first harness session of this process, after Pi is imported ----------
 // A first iteration is one sample per process; fresh child processes (--first=harness|bare) add more.
+// Pi is the line the harness runs (VITEST_PI_PACKAGE, else the first installed line that runs on this
+// Node); the bare side uses the same line, and child processes inherit the choice through the environment.
 
 const importStarted = now()
-await import('@mariozechner/pi-coding-agent')
+await import(PI_LINE.packageName)
 const piImportMs = now() - importStarted
 
 if (args.get('first') === 'bare') {
@@ -126,7 +129,7 @@ if (args.get('first') === 'harness') {
   process.stdout.write(JSON.stringify({ piImportMs, importMs: harnessImportMs, firstIterationMs }))
   process.exit(0)
 }
-log(`Pi import ${piImportMs.toFixed(0)} ms; harness import ${harnessImportMs.toFixed(1)} ms; first harness iteration ${firstIterationMs.toFixed(1)} ms`)
+log(`Pi ${PI_LINE.packageName}@${PI_LINE.version} on Node ${process.versions.node}: import ${piImportMs.toFixed(0)} ms; harness import ${harnessImportMs.toFixed(1)} ms; first harness iteration ${firstIterationMs.toFixed(1)} ms`)
 
 const bare = await import('./lib/bare.mjs')
 
@@ -142,7 +145,8 @@ const results = {
   meta: {
     date: new Date().toISOString(),
     node: process.version,
-    pi: JSON.parse(readFileSync(join(REPO, 'node_modules/@mariozechner/pi-coding-agent/package.json'), 'utf8')).version,
+    pi: PI_LINE.version,
+    piPackage: PI_LINE.packageName,
     vitest: JSON.parse(readFileSync(join(REPO, 'node_modules/vitest/package.json'), 'utf8')).version,
     cpus: os.cpus().length,
     cpuModel: os.cpus()[0]?.model,
@@ -381,7 +385,7 @@ const lines = rows.map((r) => [
 ])
 const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)))
 const print = (cells) => `| ${cells.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`
-console.log(`\nvitest-environment-pi bench — Node ${results.meta.node}, Pi ${results.meta.pi}, ${results.meta.cpus} CPUs, commit ${results.meta.commit}${results.meta.dirtyFiles ? ` (+${results.meta.dirtyFiles} uncommitted source files)` : ''}`)
+console.log(`\nvitest-environment-pi bench — Node ${results.meta.node}, Pi ${results.meta.piPackage}@${results.meta.pi}, ${results.meta.cpus} CPUs, commit ${results.meta.commit}${results.meta.dirtyFiles ? ` (+${results.meta.dirtyFiles} uncommitted source files)` : ''}`)
 console.log(print(header))
 console.log(print(widths.map((w) => '-'.repeat(w))))
 for (const line of lines) console.log(print(line))

@@ -1,15 +1,18 @@
 // Bare Pi: the same work as one harness session, done by hand with Pi's own API and nothing else.
 // It is the floor a harness cannot beat: every step here is something the harness must also do.
-import {
-  AuthStorage,
+// Pi is the line the harness runs (lib/pi-line.mjs); lines/<name>.mjs holds what differs between lines.
+import { bareLine } from './pi-line.mjs'
+
+const {
   createAgentSession,
+  createAssistantMessageEventStream,
   createBashToolDefinition,
   DefaultResourceLoader,
-  ModelRegistry,
+  modelServices,
+  replaceStream,
   SessionManager,
   SettingsManager,
-} from '@mariozechner/pi-coding-agent'
-import { createAssistantMessageEventStream } from '@mariozechner/pi-ai'
+} = await bareLine()
 
 export const BENCH_MODEL = {
   id: 'bench',
@@ -64,8 +67,6 @@ export function scriptedStream(model, content) {
  */
 export async function createBareSession({ cwd, agentDir, extension, bashAnswer, steps }) {
   const settingsManager = SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } })
-  const authStorage = AuthStorage.inMemory({ [BENCH_MODEL.provider]: { type: 'api_key', key: 'bench' } })
-  const modelRegistry = ModelRegistry.inMemory(authStorage)
   const resourceLoader = new DefaultResourceLoader({
     cwd,
     agentDir,
@@ -85,21 +86,23 @@ export async function createBareSession({ cwd, agentDir, extension, bashAnswer, 
     agentDir,
     model: BENCH_MODEL,
     thinkingLevel: 'off',
-    authStorage,
-    modelRegistry,
+    ...(await modelServices(BENCH_MODEL)),
     settingsManager,
     resourceLoader,
     sessionManager: SessionManager.inMemory(cwd),
     customTools: [bash],
   })
   let next = 0
-  session.agent.streamFn = (model) => scriptedStream(model, steps[next++] ?? [{ type: 'text', text: 'script exhausted' }])
+  replaceStream(session, (model) => scriptedStream(model, steps[next++] ?? [{ type: 'text', text: 'script exhausted' }]))
   const errors = []
   await session.bindExtensions({ onError: (error) => errors.push(error) })
   return { session, errors, stepsServed: () => next }
 }
 
-/** Sends the prompt and waits until `agent_end` has reached subscribers (Pi delivers events on a queue). */
+/**
+ * Sends the prompt and waits until `agent_end` has reached subscribers (Pi delivers events on a queue).
+ * On 1.x, prompt() resolves after `agent_settled`, which follows `agent_end`; the harness waits no longer.
+ */
 export async function bareTurn(session, prompt) {
   let unsubscribe
   const ended = new Promise((resolve) => {
