@@ -217,13 +217,16 @@ let chunksLeft = 200
 })()
 `
     const cwd = await createFixtureProject({}, { 'huge.js': printHugeOutput })
+    // Kept output would live in the heap (text) or in Buffers (external). Buffers read and dropped stay
+    // counted until a GC (30-57 MiB seen across Node 20 and 22, and RSS moves with them), so Buffers are
+    // bounded by half the output: kept output would pass it. The figure itself is the bench's (scenario d).
     const baseline = process.memoryUsage()
-    let peakRss = baseline.rss
     let peakHeap = baseline.heapUsed
+    let peakBuffers = baseline.external
     const sampleMemory = (): void => {
       const usage = process.memoryUsage()
-      peakRss = Math.max(peakRss, usage.rss)
       peakHeap = Math.max(peakHeap, usage.heapUsed)
+      peakBuffers = Math.max(peakBuffers, usage.external)
     }
     const sampler = setInterval(sampleMemory, 5)
 
@@ -232,14 +235,14 @@ let chunksLeft = 200
     sampleMemory()
 
     const mib = 1024 * 1024
-    const rssGrowth = (peakRss - baseline.rss) / mib
     const heapGrowth = (peakHeap - baseline.heapUsed) / mib
-    console.info(`200 MiB run: peak RSS growth ${rssGrowth.toFixed(1)} MiB, peak heap growth ${heapGrowth.toFixed(1)} MiB`)
+    const bufferGrowth = (peakBuffers - baseline.external) / mib
+    console.info(`200 MiB run: peak heap growth ${heapGrowth.toFixed(1)} MiB, peak Buffer growth ${bufferGrowth.toFixed(1)} MiB`)
     expect(result.status).toBe('passed')
     expect(result.outputBytes).toBe(200 * mib + trailer.length)
     expect(result.outputTail).toBe(trailer.slice(-OUTPUT_TAIL_BYTES))
-    expect(rssGrowth).toBeLessThan(48)
     expect(heapGrowth).toBeLessThan(48)
+    expect(bufferGrowth).toBeLessThan(100)
   }, 60_000)
 
   it.each([

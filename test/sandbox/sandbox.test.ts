@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { calls, says, when } from '../../src/playbook.js'
 import { verifySandboxInstall, type SandboxStepEvent } from '../../src/sandbox.js'
 import { FAST_INSTALL, leftovers, PACKAGES, removeTempParents, tempParent } from './support.js'
+import { CURRENT_LINE } from '../support/pi-line.js'
 
 afterAll(removeTempParents)
 
@@ -107,7 +108,7 @@ describe('a good Pi package', () => {
       smoke: { mockTools: { deploy: 'ok' }, script: [when('Greet', [says('Hi.')])] },
     })
     expect(result.problems).toEqual([
-      'smoke: the session did not start: mockTools names no tool: "deploy". Known tools: bash, edit, find, greet, grep, ls, read, write',
+      `smoke: the session did not start: mockTools names no tool: "deploy". Known tools: bash, edit, find, greet, grep, ls, ${CURRENT_LINE ? 'powershell, ' : ''}read, write`,
     ])
     expect(result.steps.at(-1)).toMatchObject({ step: 'smoke', status: 'failed' })
   })
