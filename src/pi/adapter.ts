@@ -1,4 +1,4 @@
-// What differs between Pi's lines, as one interface: src/pi/index.ts reads this and nothing else of Pi.
+// What differs between Pi's lines, as one interface: src/pi/index.ts takes every Pi value from it.
 // Types are the 0.73 line's declarations, the harness's one view of Pi; the newer line's adapter
 // converts at its boundary where its shapes differ.
 import type * as CodingAgent from '@mariozechner/pi-coding-agent'
@@ -48,7 +48,7 @@ export interface PiAdapter {
   bindExtensions(session: AgentSession, uiContext: ExtensionUIContext, onError: (error: ExtensionError) => void, headless: boolean): Promise<void>
   /** The globalThis key that holds Pi's theme once initialised. */
   themeKey: symbol
-  /** What this line's `pi.exec` resolves with for a process that ended so (code unset: killed by SIGTERM, or 0). */
+  /** What this line's `pi.exec` resolves with for such a process (no code: a signal exit if killed, else 0). */
   execResult(result: { stdout: string; stderr: string; code: number | undefined; killed: boolean }): ExecResult
   /** Puts Pi's process-wide registries back to their built-in state and forgets the theme. */
   resetGlobals(): void
