@@ -48,14 +48,10 @@ const line = findPiLine()
 // Only the running line's adapter is imported: the other line may not be installed, or not run on this Node.
 const { createAdapter } = line.scope === '@earendil-works' ? await import('./lines/earendil.js') : await import('./lines/mariozechner.js')
 const pi: PiAdapter = createAdapter(line)
-const {
-  createAgentSession,
-  DefaultResourceLoader: ResourceLoader,
-  SessionManager: Sessions,
-  SettingsManager,
-  createSyntheticSourceInfo,
-  initTheme,
-} = pi.exports
+const { createAgentSession, SessionManager: Sessions, createSyntheticSourceInfo, initTheme } = pi.exports
+
+/** The running line's resource loader and settings, also for loading a package as Pi does. */
+export const { DefaultResourceLoader: PiResourceLoader, SettingsManager: PiSettings } = pi.exports
 
 /** The Pi line (scope, version, directory) the sessions run on. */
 export const PI_LINE = line
@@ -115,12 +111,12 @@ const DEFAULT_ACTIVE_TOOLS = ['read', 'bash', 'edit', 'write']
 /** A real AgentSession with every manager in memory and nothing discovered from disk. */
 export async function createPiSession(options: PiSessionOptions): Promise<PiSessionResult> {
   const model = options.model ?? SCRIPTED_MODEL
-  const settingsManager = SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } })
+  const settingsManager = PiSettings.inMemory({ compaction: { enabled: false }, retry: { enabled: false } })
   const modelServices = await pi.modelServices(model, options.availableModels)
   const sessionManager = Sessions.inMemory(options.cwd)
   options.seed?.(sessionManager)
   const paths = options.extensions.map((e) => e.path)
-  const resourceLoader = new ResourceLoader({
+  const resourceLoader = new PiResourceLoader({
     cwd: options.cwd,
     agentDir: options.agentDir,
     settingsManager,
@@ -173,9 +169,6 @@ function setFlags(loaded: ReturnType<DefaultResourceLoader['getExtensions']>, fl
 }
 
 type LoadedExtension = ReturnType<DefaultResourceLoader['getExtensions']>['extensions'][number]
-
-/** Pi's resource loader and settings, for loading a package as Pi does. */
-export const { DefaultResourceLoader: PiResourceLoader, SettingsManager: PiSettings } = pi.exports
 
 function renameExtension(extension: LoadedExtension, path: string | undefined): void {
   if (path === undefined || path.startsWith('<')) return

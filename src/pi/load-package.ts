@@ -56,7 +56,10 @@ export async function loadPiPackage(packageDir: string, options: { cwd: string; 
 // "Pi bundles core packages"), under either line's name, answered as the running Pi's loader answers them.
 const PI_SPECIFIERS = PI_SCOPES.flatMap((scope) => PI_CORE_ENTRIES.map((entry) => `${scope}/${entry}`))
 // Pi answers the old TypeBox name with the new package.
-const TYPEBOX = ['', '/compile', '/value'].flatMap((path) => [[`typebox${path}`, `typebox${path}`], [`@sinclair/typebox${path}`, `typebox${path}`]])
+const TYPEBOX = ['', '/compile', '/value'].flatMap((path): [string, string][] => [
+  [`typebox${path}`, `typebox${path}`],
+  [`@sinclair/typebox${path}`, `typebox${path}`],
+])
 
 interface Jiti {
   import(id: string): Promise<unknown>
@@ -74,9 +77,10 @@ export function piModuleLoader(): ModuleLoader {
   const resolver = createJiti(packageJson)
   const lineAliases = piLineAliases(PI_LINE)
   const alias: Record<string, string> = {}
-  for (const [specifier, target] of [...PI_SPECIFIERS.map((s) => [s, lineAliases[s] ?? s]), ...TYPEBOX]) {
-    const resolved = isAbsolute(target!) ? target : resolver.esmResolve(target!, { try: true })
-    if (resolved) alias[specifier!] = resolved
+  const targets = [...PI_SPECIFIERS.map((s): [string, string] => [s, lineAliases[s] ?? s]), ...TYPEBOX]
+  for (const [specifier, target] of targets) {
+    const resolved = isAbsolute(target) ? target : resolver.esmResolve(target, { try: true })
+    if (resolved) alias[specifier] = resolved
   }
   const jiti = createJiti(packageJson, { moduleCache: false, alias })
   return async (absolutePath) => (await jiti.import(absolutePath)) as Record<string, unknown>
