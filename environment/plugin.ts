@@ -6,6 +6,7 @@ import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { AliasOptions, Plugin } from 'vite'
 import { findPiLine, PI_PACKAGE_ENV, piLineAliases } from '../src/pi/line.js'
+import { escapeRegExp } from './escape-regexp.js'
 import type { PiEnvironmentOptions } from './defaults.js'
 import { GLOBAL_SETUP_OPTIONS, type PiGlobalSetupOptions } from './provided.js'
 
@@ -36,8 +37,6 @@ function aliasEntries(alias: AliasOptions | undefined): { find: string | RegExp;
   if (alias === undefined) return []
   return Array.isArray(alias) ? [...alias] : Object.entries(alias).map(([find, replacement]) => ({ find, replacement }))
 }
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
 
 /**
  * Vite aliases that answer Pi's entry points, under either line's name, as Pi's loader answers them on

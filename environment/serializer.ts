@@ -2,9 +2,9 @@
 // ids become <ID>, timestamps <TIME>, the session's temp dirs <CWD> and <HOME>.
 import { tmpdir } from 'node:os'
 import type { SnapshotSerializer } from 'vitest'
+import { escapeRegExp } from './escape-regexp.js'
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-const TEMP = escape(tmpdir())
+const TEMP = escapeRegExp(tmpdir())
 const PATHS: [RegExp, string][] = [
   [new RegExp(`${TEMP}/pi-cwd-[A-Za-z0-9]+`, 'g'), '<CWD>'],
   [new RegExp(`${TEMP}/pi-home-[A-Za-z0-9]+`, 'g'), '<HOME>'],

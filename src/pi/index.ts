@@ -44,17 +44,15 @@ export type {
 export type { ScriptedModel } from './adapter.js'
 export type { PiLineInfo } from './line.js'
 
-const line = findPiLine()
+/** The Pi line (scope, version, directory) the sessions run on. */
+export const PI_LINE = findPiLine()
 // Only the running line's adapter is imported: the other line may not be installed, or not run on this Node.
-const { createAdapter } = line.scope === '@earendil-works' ? await import('./lines/earendil.js') : await import('./lines/mariozechner.js')
-const pi: PiAdapter = createAdapter(line)
+const { createAdapter } = PI_LINE.scope === '@earendil-works' ? await import('./lines/earendil.js') : await import('./lines/mariozechner.js')
+const pi: PiAdapter = createAdapter(PI_LINE)
 const { createAgentSession, SessionManager: Sessions, createSyntheticSourceInfo, initTheme } = pi.exports
 
 /** The running line's resource loader and settings, also for loading a package as Pi does. */
 export const { DefaultResourceLoader: PiResourceLoader, SettingsManager: PiSettings } = pi.exports
-
-/** The Pi line (scope, version, directory) the sessions run on. */
-export const PI_LINE = line
 
 export const BUILTIN_TOOL_NAMES = Object.keys(pi.builtinTools)
 
