@@ -226,7 +226,7 @@ try {
     // Diagnostic, not a user's path: the same loop with the harness's isolated home held across
     // sessions, as the Vitest environment holds it for a whole file (dist internals, by path).
     if (side === 'both') {
-      const { enterIsolation } = await import('../dist/src/isolation.js')
+      const { enterIsolation } = await import('../dist/src/isolation/isolation.js')
       const { leave } = enterIsolation()
       const held = { harness: [], bare: [] }
       try {

@@ -1,7 +1,7 @@
 // Per-file session defaults: the config's environmentOptions.pi with the file's docblock over them.
 import { inject } from 'vitest'
-import type { TestSessionOptions } from '../src/session.js'
-import type { MockUIOptions } from '../src/mock-ui.js'
+import type { TestSessionOptions } from '../src/session/create.js'
+import type { MockUIOptions } from '../src/mocks/ui.js'
 
 /** The session options that can be written in a config or a docblock (plain data, no functions). */
 export interface PiEnvironmentOptions {

@@ -1,7 +1,7 @@
 // The `pi` environment: each test file gets an isolated home and its session defaults.
 import { runInContext } from 'node:vm'
 import { builtinEnvironments, type Environment } from 'vitest/runtime'
-import { enterIsolation } from '../src/isolation.js'
+import { enterIsolation } from '../src/isolation/isolation.js'
 import { findPiLine } from '../src/pi/line.js'
 import { setFileDefaults, type PiEnvironmentOptions } from './defaults.js'
 

@@ -1,6 +1,6 @@
 // The session fixture, for users who prefer fixtures: test('...', async ({ session }) => ...).
 import { test as base, type TestAPI } from 'vitest'
-import type { TestSession, TestSessionOptions } from '../src/session.js'
+import type { TestSession, TestSessionOptions } from '../src/session/create.js'
 import { createTestSession } from './sessions.js'
 
 export interface PiFixtures {

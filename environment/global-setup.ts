@@ -2,8 +2,8 @@
 // projects there are, print a line as each step starts and ends, and reach tests through inject().
 import { resolve } from 'node:path'
 import type { TestProject } from 'vitest/node'
-import { runProjectScript } from '../src/runner.js'
-import { SandboxError, verifySandboxInstall, type SandboxResult, type SandboxSmoke } from '../src/sandbox.js'
+import { runProjectScript } from '../src/project/runner.js'
+import { SandboxError, verifySandboxInstall, type SandboxResult, type SandboxSmoke } from '../src/project/sandbox.js'
 import { GLOBAL_SETUP_OPTIONS, type PiGlobalSetupOptions, type ProvidedSandbox, type ProvidedScripts } from './provided.js'
 
 interface Outcome {

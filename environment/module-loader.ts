@@ -1,7 +1,7 @@
 // Extension modules import through Vite's module runner (exact coverage, vi.mock, TS), each session
 // evaluating the extension and its local imports afresh, as Pi's own loader does.
 import { vi, type EvaluatedModules } from 'vitest'
-import type { ModuleLoader } from '../src/module-loader.js'
+import type { ModuleLoader } from '../src/session/module-loader.js'
 
 type EvaluatedModule = NonNullable<ReturnType<EvaluatedModules['getModuleById']>>
 

@@ -1,7 +1,7 @@
 // What the global setup hands to tests through inject(), and the options the pi() plugin hands to it.
-import type { ToolCallRecord, ToolResultRecord } from '../src/records.js'
-import type { ProjectScript, ProjectScriptResult } from '../src/runner.js'
-import type { SandboxOptions, SandboxResult } from '../src/sandbox.js'
+import type { ToolCallRecord, ToolResultRecord } from '../src/records/records.js'
+import type { ProjectScript, ProjectScriptResult } from '../src/project/runner.js'
+import type { SandboxOptions, SandboxResult } from '../src/project/sandbox.js'
 
 /** The sandbox options a config can hold (plain data): the smoke playbook lives in a module instead. */
 export interface PiSandboxConfig extends Omit<SandboxOptions, 'smoke' | 'onStep' | 'signal'> {

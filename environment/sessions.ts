@@ -1,6 +1,6 @@
 // Sessions created in a test are disposed when it ends; those created outside a test, after the file.
 import { onTestFinished } from 'vitest'
-import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session.js'
+import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
 import { withDefaults } from './defaults.js'
 
 const FILE_SESSIONS = Symbol.for('vitest-environment-pi:file-sessions')

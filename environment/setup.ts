@@ -1,7 +1,7 @@
 // The setup file, run before every test file: Vite processes it, so the import() below goes
 // through Vite's module runner; it also registers the matchers and the snapshot serializer.
 import { afterAll, expect } from 'vitest'
-import { setModuleLoader } from '../src/module-loader.js'
+import { setModuleLoader } from '../src/session/module-loader.js'
 import { piMatchers } from '../matchers/index.js'
 import { beginFile, sharedWorker } from './file-reset.js'
 import { freshLoader } from './module-loader.js'

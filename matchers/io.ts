@@ -1,6 +1,6 @@
 // What the extension executed and fetched, and whether every limited mock was used.
 import type { MatcherState } from 'vitest'
-import type { ExecCallRecord, HttpCallRecord } from '../src/records.js'
+import type { ExecCallRecord, HttpCallRecord } from '../src/records/records.js'
 import { describeValue, requireReceived } from './receiver.js'
 import { report } from './report.js'
 import { compact, matchesText, matchesValue, numbered, printText, type TextMatcher } from './text.js'

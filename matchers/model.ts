@@ -1,6 +1,6 @@
 // What the model said, and what it was sent.
 import type { MatcherState } from 'vitest'
-import { textOf } from '../src/records.js'
+import { textOf } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
 import { report } from './report.js'
 import { callLine, compact, matchesText, numbered, printText, type TextMatcher } from './text.js'

@@ -1,7 +1,7 @@
 // What a matcher receives: a test session, or its records.
 import type { AgentSession } from '@mariozechner/pi-coding-agent'
-import type { SessionRecords } from '../src/records.js'
-import type { TestSession } from '../src/session.js'
+import type { SessionRecords } from '../src/records/records.js'
+import type { TestSession } from '../src/session/create.js'
 
 export interface Received {
   events: SessionRecords

@@ -1,6 +1,6 @@
 // toHavePassed: an npm-script run or a sandbox install passed; a failure prints what went wrong.
 import type { MatcherState } from 'vitest'
-import type { BoundedRunResult } from '../src/runner.js'
+import type { BoundedRunResult } from '../src/project/runner.js'
 import { describeValue } from './receiver.js'
 import { report } from './report.js'
 

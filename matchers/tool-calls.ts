@@ -1,6 +1,6 @@
 // Which tools the model called, how often, in what order, and which calls an extension blocked.
 import type { MatcherState } from 'vitest'
-import type { SessionRecords, ToolCallRecord } from '../src/records.js'
+import type { SessionRecords, ToolCallRecord } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
 import { report } from './report.js'
 import { callLine, compact, matchesText, matchesValue, numbered, printText, type TextMatcher } from './text.js'

@@ -1,6 +1,6 @@
 // What a tool returned: text, error flag, details.
 import type { MatcherState } from 'vitest'
-import type { ToolResultRecord } from '../src/records.js'
+import type { ToolResultRecord } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
 import { report } from './report.js'
 import { allCalls } from './tool-calls.js'

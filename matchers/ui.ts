@@ -1,6 +1,6 @@
 // What the extension showed the user: notifications, dialogs, status.
 import type { MatcherState } from 'vitest'
-import type { UICallRecord } from '../src/records.js'
+import type { UICallRecord } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
 import { report } from './report.js'
 import { compact, matchesText, numbered, printText, type TextMatcher } from './text.js'

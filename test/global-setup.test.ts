@@ -1,7 +1,7 @@
 // The pi() plugin's scripts and sandbox, as a user gets them: packed, installed, run once before the tests.
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runBounded } from '../src/runner.js'
+import { runBounded } from '../src/project/runner.js'
 import { failuresByTitle, installConsumer, ROOT, type Consumer } from './support/consumer.js'
 
 let consumer: Consumer

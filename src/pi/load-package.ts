@@ -2,7 +2,7 @@
 // way Pi's loader does, so a sandbox sees what a user of the package would see.
 import { createRequire } from 'node:module'
 import { isAbsolute, join, relative } from 'node:path'
-import type { ModuleLoader } from '../module-loader.js'
+import type { ModuleLoader } from '../session/module-loader.js'
 import { PI_LINE, PiResourceLoader, PiSettings } from './index.js'
 import { PI_CORE_ENTRIES, PI_SCOPES, piLineAliases } from './line.js'
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MockSpecError, extensionIdFor } from '../../src/mock-spec/index.js'
+import { MockSpecError, extensionIdFor } from '../../src/mocks/spec/index.js'
 
 let root: string
 

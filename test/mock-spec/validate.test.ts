@@ -10,7 +10,7 @@ import {
   type ExecMatch,
   type HttpMatch,
   type MockSpec,
-} from '../../src/mock-spec/index.js'
+} from '../../src/mocks/spec/index.js'
 
 // Relative on purpose: error lines must repeat the path exactly as the caller gave it.
 const fixture = (name: string): string =>
@@ -34,7 +34,7 @@ function messageFor(spec: unknown, options?: Parameters<typeof validateMockSpec>
 
 describe('validateMockSpec: valid specs', () => {
   it('ships the draft 2020-12 schema for pi.ext.mock_spec.v1', () => {
-    const shipped = JSON.parse(readFileSync(new URL('../../src/mock-spec/schema.json', import.meta.url), 'utf8'))
+    const shipped = JSON.parse(readFileSync(new URL('../../src/mocks/spec/schema.json', import.meta.url), 'utf8'))
     expect(shipped.$schema).toBe('https://json-schema.org/draft/2020-12/schema')
     expect(shipped.properties.schema.enum).toEqual([MOCK_SPEC_SCHEMA_ID])
   })

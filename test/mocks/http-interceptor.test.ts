@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import { FormData as UndiciFormData, fetch as undiciFetch, getGlobalDispatcher, request as undiciRequest } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
-import { interceptHttp, type InterceptedRequest } from '../../src/http-interceptor.js'
-import { createHttpMock } from '../../src/mock-http.js'
+import { interceptHttp, type InterceptedRequest } from '../../src/mocks/http-interceptor.js'
+import { createHttpMock } from '../../src/mocks/http.js'
 
 let restore: (() => void) | undefined
 afterEach(() => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { createExecMock, type ExecMockOptions } from '../../src/mock-exec.js'
-import type { ExecMock } from '../../src/mock-spec/types.js'
-import type { ExecCallRecord } from '../../src/records.js'
+import { createExecMock, type ExecMockOptions } from '../../src/mocks/exec.js'
+import type { ExecMock } from '../../src/mocks/spec/types.js'
+import type { ExecCallRecord } from '../../src/records/records.js'
 import { execResultOf, KILLED_CODE } from '../support/pi-line.js'
 
 function harness(mocks: ExecMock, unhandled: ExecMockOptions['unhandled'] = 'error') {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import type { InterceptedAnswer, InterceptedRequest } from '../../src/http-interceptor.js'
-import { createHttpMock, type HttpCallRecord, type HttpMockOptions } from '../../src/mock-http.js'
-import type { HttpMock } from '../../src/mock-spec/types.js'
+import type { InterceptedAnswer, InterceptedRequest } from '../../src/mocks/http-interceptor.js'
+import { createHttpMock, type HttpMockOptions } from '../../src/mocks/http.js'
+import type { HttpCallRecord } from '../../src/records/records.js'
+import type { HttpMock } from '../../src/mocks/spec/types.js'
 
 function harness(mocks: HttpMock, unhandled: HttpMockOptions['unhandled'] = 'error') {
   const records: HttpCallRecord[] = []

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compilePatterns, MockRules, type RuleMatcher } from '../../src/mock-rules.js'
+import { compilePatterns, MockRules, type RuleMatcher } from '../../src/mocks/rules.js'
 
 interface WordRule {
   match: { word: string }

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { guardNetwork } from '../../src/network-guard.js'
+import { guardNetwork } from '../../src/isolation/network-guard.js'
 
 type Connect = typeof net.Socket.prototype.connect
 

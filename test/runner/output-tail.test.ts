@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { OUTPUT_TAIL_BYTES, OutputTail, sanitizeOutput } from '../../src/output-tail.js'
+import { OUTPUT_TAIL_BYTES, OutputTail, sanitizeOutput } from '../../src/project/output-tail.js'
 
 describe('OutputTail', () => {
   it('defaults to 12 KiB', () => {

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { OUTPUT_TAIL_BYTES } from '../../src/output-tail.js'
-import { PROJECT_SCRIPTS, runBounded, runProjectScript, validateTimeoutMs } from '../../src/runner.js'
+import { OUTPUT_TAIL_BYTES } from '../../src/project/output-tail.js'
+import { PROJECT_SCRIPTS, runBounded, runProjectScript, validateTimeoutMs } from '../../src/project/runner.js'
 import {
   createFixtureProject,
   isProcessRunning,

@@ -2,7 +2,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { SandboxError, verifySandboxInstall } from '../../src/sandbox.js'
+import { SandboxError, verifySandboxInstall } from '../../src/project/sandbox.js'
 import { FAST_INSTALL, leftovers, PACKAGES, removeTempParents, tempParent } from './support.js'
 
 afterAll(removeTempParents)

@@ -1,8 +1,8 @@
 // The package as a user installs it: a good Pi package passes, each classic packaging bug fails with its cause.
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { calls, says, when } from '../../src/playbook.js'
-import { verifySandboxInstall, type SandboxStepEvent } from '../../src/sandbox.js'
+import { calls, says, when } from '../../src/model/script.js'
+import { verifySandboxInstall, type SandboxStepEvent } from '../../src/project/sandbox.js'
 import { FAST_INSTALL, leftovers, PACKAGES, removeTempParents, tempParent } from './support.js'
 import { CURRENT_LINE } from '../support/pi-line.js'
 

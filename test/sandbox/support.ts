@@ -2,7 +2,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import type { SandboxOptions } from '../../src/sandbox.js'
+import type { SandboxOptions } from '../../src/project/sandbox.js'
 
 export const PACKAGES = resolve(import.meta.dirname, '../fixtures/packages')
 

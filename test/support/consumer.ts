@@ -1,7 +1,7 @@
 // A consumer project that installs the PACKED package, as a user would, and runs Vitest in it.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { runBounded, type BoundedRunResult } from '../../src/runner.js'
+import { runBounded, type BoundedRunResult } from '../../src/project/runner.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs')

@@ -1,6 +1,6 @@
 // Streams an assistant message the way a provider does: start, deltas per block, then done or error,
 // so `message_update` handlers run as they do against a real model.
-import type { AssistantMessage, Model, createMessageStream } from './pi/index.js'
+import type { AssistantMessage, Model, createMessageStream } from '../pi/index.js'
 
 type Stream = ReturnType<typeof createMessageStream>
 type Block = AssistantMessage['content'][number]

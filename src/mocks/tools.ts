@@ -1,7 +1,7 @@
 // Tool mocks replace only a tool's `execute`: its name, schema and Pi's hooks around it stay real.
-import type { ToolDefinition } from './pi/index.js'
-import type { ToolParams } from './playbook.js'
-import type { ToolContent } from './records.js'
+import type { ToolDefinition } from '../pi/index.js'
+import type { ToolParams } from '../model/script.js'
+import type { ToolContent } from '../records/records.js'
 
 export interface MockToolResult {
   content: ToolContent

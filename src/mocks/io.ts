@@ -1,11 +1,11 @@
 // The session's exec and HTTP edges: pi.exec answered by exec rules, every fetch by HTTP rules.
 import { answerHttp } from './http-routing.js'
-import { createExecMock, type ExecMockHandle } from './mock-exec.js'
-import { createHttpMock } from './mock-http.js'
-import type { PendingRule, UnhandledMode } from './mock-rules.js'
-import type { MockBlocks } from './mock-world.js'
-import type { ExtensionAPI } from './pi/index.js'
-import type { SessionRecords } from './records.js'
+import { createExecMock, type ExecMockHandle } from './exec.js'
+import { createHttpMock } from './http.js'
+import type { PendingRule, UnhandledMode } from './rules.js'
+import type { MockBlocks } from './world.js'
+import type { ExtensionAPI } from '../pi/index.js'
+import type { SessionRecords } from '../records/records.js'
 
 export interface IoMocks {
   /** `pi.exec` as the exec rules answer it; `api.exec` runs the command when `unhandled` is 'bypass'. */

@@ -3,13 +3,13 @@
 import { isDeepStrictEqual } from 'node:util'
 import { AssertionError, deepStrictEqual } from 'node:assert'
 import { resolve } from 'node:path'
-import { readJsonFile } from './mock-spec/load.js'
-import type { ContentBlock, EventFire, MockSpec, ModelMock, SessionMessage, SessionMock, ToolInvocationRule, ToolsMock, UiMock } from './mock-spec/types.js'
-import { MockSpecError, validateMockSpec } from './mock-spec/validate.js'
-import { MockRules, type PendingRule } from './mock-rules.js'
-import type { MockToolHandler, MockToolResult } from './mock-tools.js'
-import type { MockUIOptions } from './mock-ui.js'
-import { SCRIPTED_MODEL, type AgentMessage, type ExtensionAPI, type Model, type SessionManager } from './pi/index.js'
+import { readJsonFile } from './spec/load.js'
+import type { ContentBlock, EventFire, MockSpec, ModelMock, SessionMessage, SessionMock, ToolInvocationRule, ToolsMock, UiMock } from './spec/types.js'
+import { MockSpecError, validateMockSpec } from './spec/validate.js'
+import { MockRules, type PendingRule } from './rules.js'
+import type { MockToolHandler, MockToolResult } from './tools.js'
+import type { MockUIOptions } from './ui.js'
+import { SCRIPTED_MODEL, type AgentMessage, type ExtensionAPI, type Model, type SessionManager } from '../pi/index.js'
 
 /** The blocks of a mock spec, without its header: what `createTestSession({ mocks })` takes. */
 export type MockBlocks = Omit<MockSpec, 'schema' | 'extension_id' | 'description'>

@@ -1,6 +1,6 @@
 // A recording ExtensionUIContext: dialogs answer from the test's script, every other call is recorded.
-import { currentTheme, type ExtensionUIContext, type ExtensionUIDialogOptions } from './pi/index.js'
-import type { UICallRecord } from './records.js'
+import { currentTheme, type ExtensionUIContext, type ExtensionUIDialogOptions } from '../pi/index.js'
+import type { UICallRecord } from '../records/records.js'
 
 /** An answer meaning "the user let the dialog time out"; the dialog must have a `timeout` option. */
 export const TIMEOUT: unique symbol = Symbol.for('vitest-environment-pi:dialog-timeout')

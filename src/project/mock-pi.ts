@@ -2,7 +2,7 @@
 import { chmodSync, readdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
-import { setEnv } from './isolation.js'
+import { setEnv } from '../isolation/isolation.js'
 
 export interface MockPiResponse {
   /** Written to stdout. */

@@ -1,6 +1,5 @@
 // What a session did, recorded as it happened: the records matchers and tests read.
-import type { HttpCallRecord } from './mock-http.js'
-import type { AgentMessage, AgentSessionEvent, Message, ToolResultMessage } from './pi/index.js'
+import type { AgentMessage, AgentSessionEvent, Message, ToolResultMessage } from '../pi/index.js'
 
 export type ToolContent = ToolResultMessage['content']
 
@@ -52,7 +51,18 @@ export interface ExecCallRecord {
   error?: string
 }
 
-export type { HttpCallRecord } from './mock-http.js'
+export interface HttpCallRecord {
+  method: string
+  url: string
+  headers: Record<string, string>
+  body: string
+  /** Absent when the request failed as a connection instead of getting a response. */
+  status?: number
+  /** The connection failure the caller saw instead of a response. */
+  error?: string
+  /** `http.rules[N]`, `http.default_response`, `unhandled`, or `refused` (passed through to a network that is off). */
+  answeredBy: string
+}
 
 export interface ExtensionErrorRecord {
   extensionPath: string

@@ -1,21 +1,9 @@
 // Answers HTTP requests from the `http` section of a mock spec; which requests get here is the interceptor's business.
 import { constants } from 'node:os'
 import type { InterceptedAnswer, InterceptedRequest, InterceptedResponse } from './http-interceptor.js'
-import type { HttpMatch, HttpMock, HttpResponse, HttpRule } from './mock-spec/types.js'
-import { compilePatterns, MockRules, type PendingRule, type RuleMatcher, type UnhandledMode } from './mock-rules.js'
-
-export interface HttpCallRecord {
-  method: string
-  url: string
-  headers: Record<string, string>
-  body: string
-  /** Absent when the request failed as a connection instead of getting a response. */
-  status?: number
-  /** The connection failure the caller saw instead of a response. */
-  error?: string
-  /** `http.rules[N]`, `http.default_response`, `unhandled`, or `refused` (passed through to a network that is off). */
-  answeredBy: string
-}
+import type { HttpCallRecord } from '../records/records.js'
+import type { HttpMatch, HttpMock, HttpResponse, HttpRule } from './spec/types.js'
+import { compilePatterns, MockRules, type PendingRule, type RuleMatcher, type UnhandledMode } from './rules.js'
 
 export interface HttpMockOptions {
   /** 'bypass' lets the request through to the network, which tests do not have: it fails as a refused connection. */

@@ -1,8 +1,8 @@
 // Answers pi.exec from the `exec` section of a mock spec; the caller decides how a call gets here.
-import type { ExecMatch, ExecMock, ExecResult, ExecRule } from './mock-spec/types.js'
-import { execResult, type ExtensionAPI } from './pi/index.js'
-import type { ExecCallRecord } from './records.js'
-import { compilePatterns, MockRules, type PendingRule, type RuleMatcher, type UnhandledMode } from './mock-rules.js'
+import type { ExecMatch, ExecMock, ExecResult, ExecRule } from './spec/types.js'
+import { execResult, type ExtensionAPI } from '../pi/index.js'
+import type { ExecCallRecord } from '../records/records.js'
+import { compilePatterns, MockRules, type PendingRule, type RuleMatcher, type UnhandledMode } from './rules.js'
 
 /** The options and result of Pi's own `pi.exec`, read off its declaration so the mock cannot drift from it. */
 export type ExecOptions = NonNullable<Parameters<ExtensionAPI['exec']>[2]>

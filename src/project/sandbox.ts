@@ -2,14 +2,14 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
-import { enterIsolation } from './isolation.js'
-import type { MockToolHandler } from './mock-tools.js'
-import type { MockUIOptions } from './mock-ui.js'
-import { loadPiPackage, piModuleLoader, type LoadedPackage } from './pi/load-package.js'
-import type { Turn } from './playbook.js'
-import { SessionRecords } from './records.js'
+import { enterIsolation } from '../isolation/isolation.js'
+import type { MockToolHandler } from '../mocks/tools.js'
+import type { MockUIOptions } from '../mocks/ui.js'
+import { loadPiPackage, piModuleLoader, type LoadedPackage } from '../pi/load-package.js'
+import type { Turn } from '../model/script.js'
+import { SessionRecords } from '../records/records.js'
 import { resolveNpmCommand, runBounded, validateTimeoutMs, type BoundedRunResult } from './runner.js'
-import { createTestSession, type TestSession } from './session.js'
+import { createTestSession, type TestSession } from '../session/create.js'
 
 export const SANDBOX_STEPS = ['npm pack', 'npm install', 'load', 'expect', 'smoke'] as const
 export type SandboxStep = (typeof SANDBOX_STEPS)[number]

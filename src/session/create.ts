@@ -2,11 +2,11 @@
 import { mkdtempSync, rmdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { enterIsolation } from './isolation.js'
-import { createIoMocks } from './io-mocks.js'
-import type { PendingRule } from './mock-rules.js'
-import { instrumentTool, type MockToolHandler } from './mock-tools.js'
-import { createMockUI, type MockUIOptions } from './mock-ui.js'
+import { enterIsolation } from '../isolation/isolation.js'
+import { createIoMocks } from '../mocks/io.js'
+import type { PendingRule } from '../mocks/rules.js'
+import { instrumentTool, type MockToolHandler } from '../mocks/tools.js'
+import { createMockUI, type MockUIOptions } from '../mocks/ui.js'
 import { moduleLoader, type ModuleLoader } from './module-loader.js'
 import {
   bindSession,
@@ -22,9 +22,9 @@ import {
   type ExtensionAPI,
   type ExtensionFactory,
   type ToolDefinition,
-} from './pi/index.js'
-import { extensionIdFor } from './mock-spec/extension-id.js'
-import type { MockSpec } from './mock-spec/types.js'
+} from '../pi/index.js'
+import { extensionIdFor } from '../mocks/spec/extension-id.js'
+import type { MockSpec } from '../mocks/spec/types.js'
 import {
   fireSequence,
   invocationMocks,
@@ -35,39 +35,12 @@ import {
   uiOptions,
   type FiredEvent,
   type MockBlocks,
-} from './mock-world.js'
-import { Playbook, type Turn, when, type Action } from './playbook.js'
-import { messagesOf, RequestLog, type RequestMessages } from './request-log.js'
-import { SessionRecords, textOf, type ModelRequestRecord, type ToolCallRecord, type ToolResultRecord } from './records.js'
-
-export interface TestSessionOptions {
-  /** Extension files (resolved against `root`) or inline factories `(pi) => void`. */
-  extensions?: (string | ExtensionFactory)[]
-  /** Where relative extension paths are resolved; defaults to the process's cwd (the project root under Vitest). */
-  root?: string
-  /** The session's working directory; defaults to a fresh temp dir, removed on dispose. */
-  cwd?: string
-  /** Tools answered by mocks instead of their own `execute`; hooks still fire. */
-  mockTools?: Record<string, MockToolHandler>
-  /** Dialog answers; `false` makes a headless session (`ctx.hasUI === false`). */
-  mockUI?: MockUIOptions | false
-  /** Allowlist of tool names, as Pi's `tools` option. */
-  tools?: string[]
-  /** Extension flag values, as `pi --plan` or `pi --name value` set them before the session starts. */
-  flags?: Record<string, boolean | string>
-  systemPrompt?: string
-  /** A real tool's throw, or an extension handler's error, fails the run (default true). */
-  propagateErrors?: boolean
-  toolExecution?: 'parallel' | 'sequential'
-  /** How extension modules are imported; the setup file registers Vite's import under Vitest. */
-  importModule?: ModuleLoader
-  /** A pi.ext.mock_spec.v1 world: a path (resolved against `root`) or an object, validated. */
-  mockSpec?: string | MockSpec
-  /** The same blocks without a file (session, http, exec, tools, ui, events, model); they win over mockSpec's. */
-  mocks?: MockBlocks
-  /** What a call no mock answers does: fail the test (default), warn, or run for real (exec only; HTTP never leaves the machine). */
-  unhandled?: 'error' | 'warn' | 'bypass'
-}
+} from '../mocks/world.js'
+import { checkSessionOptions, type TestSessionOptions } from './options.js'
+import { Playbook } from '../model/playbook.js'
+import { when, type Action, type Turn } from '../model/script.js'
+import { messagesOf, RequestLog, type RequestMessages } from '../records/request-log.js'
+import { SessionRecords, textOf, type ModelRequestRecord, type ToolCallRecord, type ToolResultRecord } from '../records/records.js'
 
 export interface TestSession {
   /** The real Pi AgentSession. */
@@ -92,6 +65,7 @@ export interface TestSession {
 }
 
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
+  checkSessionOptions(options)
   const propagateErrors = options.propagateErrors ?? true
   const root = options.root ?? process.cwd()
   const extensionIds = () => (options.extensions ?? []).flatMap((e) => (typeof e === 'string' ? [extensionIdFor(resolve(root, e))] : []))
@@ -412,3 +386,4 @@ function withPath(factory: ExtensionFactory, path: string, instrumentApi: (api: 
     }
   }
 }
+export type { TestSessionOptions } from './options.js'

@@ -4,7 +4,7 @@ import { mkdtempSync, mkdirSync, rmdirSync, rmSync } from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import os, { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { interceptAllHttp } from './http-routing.js'
+import { interceptAllHttp } from '../mocks/http-routing.js'
 import { guardNetwork } from './network-guard.js'
 
 export interface Isolation {

@@ -1,0 +1,109 @@
+// The model script: when(prompt, [...]) turns of calls / says / thinks / parallel / fails actions, plain data.
+import type { ToolResultRecord } from '../records/records.js'
+
+export type ToolParams = Record<string, unknown>
+
+export interface ToolCallAction {
+  readonly kind: 'call'
+  readonly tool: string
+  readonly params: ToolParams | (() => ToolParams)
+  readonly onResult: ((result: ToolResultRecord) => void | Promise<void>) | undefined
+  /** Runs `callback` with the call's result before the model is asked again. */
+  then(callback: (result: ToolResultRecord) => void | Promise<void>): ToolCallAction
+}
+
+export interface SayAction {
+  readonly kind: 'say'
+  readonly text: string
+}
+
+export interface ThinkAction {
+  readonly kind: 'think'
+  readonly text: string
+}
+
+export interface ParallelAction {
+  readonly kind: 'parallel'
+  readonly calls: readonly ToolCallAction[]
+}
+
+export interface FailAction {
+  readonly kind: 'fail'
+  readonly message: string
+}
+
+export type Action = ToolCallAction | SayAction | ThinkAction | ParallelAction | FailAction
+
+export interface Turn {
+  readonly prompt: string
+  readonly actions: readonly Action[]
+}
+
+/** One user prompt and what the model does in answer, in order. */
+export function when(prompt: string, actions: readonly Action[] = []): Turn {
+  if (typeof prompt !== 'string') throw new TypeError(`when(prompt, actions): prompt must be a string, got ${typeof prompt}`)
+  if (!Array.isArray(actions)) throw new TypeError(`when(${JSON.stringify(prompt)}, actions): actions must be an array`)
+  return { prompt, actions }
+}
+
+/** The model calls a tool; `params` may be a function, resolved when the model is asked (late binding). */
+export function calls(tool: string, params: ToolParams | (() => ToolParams) = {}): ToolCallAction {
+  return callAction(tool, params, undefined)
+}
+
+function callAction(
+  tool: string,
+  params: ToolParams | (() => ToolParams),
+  onResult: ToolCallAction['onResult'],
+): ToolCallAction {
+  return {
+    kind: 'call',
+    tool,
+    params,
+    onResult,
+    then(callback: (result: ToolResultRecord) => void, reject?: unknown) {
+      // `await calls(...)` would call then(resolve, reject) and hang: say what to do instead.
+      if (typeof reject === 'function') {
+        ;(reject as (e: Error) => void)(new TypeError(`calls(${JSON.stringify(tool)}) is a playbook action, not a promise: pass it to when(prompt, [...])`))
+        return this
+      }
+      return callAction(tool, params, callback)
+    },
+  }
+}
+
+/** The model answers with text; a message without tool calls ends Pi's turn. */
+export function says(text: string): SayAction {
+  return { kind: 'say', text }
+}
+
+/** A thinking block, sent in the same model message as the action that follows it. */
+export function thinks(text: string): ThinkAction {
+  return { kind: 'think', text }
+}
+
+/** Several tool calls in ONE model message; Pi runs them in parallel by default. */
+export function parallel(...toolCalls: ToolCallAction[]): ParallelAction {
+  if (toolCalls.length === 0) throw new TypeError('parallel(...calls) needs at least one calls(...) action')
+  return { kind: 'parallel', calls: toolCalls }
+}
+
+/** The model request fails (stop reason `error`), as a provider error would. */
+export function fails(message: string): FailAction {
+  return { kind: 'fail', message }
+}
+
+export function describeAction(action: Action): string {
+  switch (action.kind) {
+    case 'call':
+      return `calls(${JSON.stringify(action.tool)}, ${typeof action.params === 'function' ? '() => {...}' : JSON.stringify(action.params)})`
+    case 'say':
+      return `says(${JSON.stringify(action.text)})`
+    case 'think':
+      return `thinks(${JSON.stringify(action.text)})`
+    case 'parallel':
+      return `parallel(${action.calls.map(describeAction).join(', ')})`
+    case 'fail':
+      return `fails(${JSON.stringify(action.message)})`
+  }
+}
