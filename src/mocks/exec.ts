@@ -2,7 +2,8 @@
 import type { ExecMatch, ExecMock, ExecResult, ExecRule } from './spec/types.js'
 import { execResult, type ExtensionAPI } from '../pi/index.js'
 import type { ExecCallRecord } from '../records/records.js'
-import { compilePatterns, MockRules, type PendingRule, type RuleMatcher, type UnhandledMode } from './rules.js'
+import { messageOf } from '../shared/errors.js'
+import { compilePatterns, matchTable, MockRules, patternOf, type Fallbacks, type PendingRule, type UnhandledMode, type UnhandledPolicy } from './rules.js'
 
 /** The options and result of Pi's own `pi.exec`, read off its declaration so the mock cannot drift from it. */
 export type ExecOptions = NonNullable<Parameters<ExtensionAPI['exec']>[2]>
@@ -53,87 +54,57 @@ const notStarted = (): PiExecResult => execResult({ stdout: '', stderr: '', code
  * signal killed (0.73: 0; 1.x: 143, the shell's SIGTERM code); a rule's own code is kept.
  */
 export function createExecMock(mocks: ExecMock, options: ExecMockOptions): ExecMockHandle {
-  const patterns = compilePatterns(mocks.rules ?? [], 'exec', 'cmd_pattern')
-  const rules = new MockRules<ExecCall, ExecRule>(mocks.rules, 'exec', execMatcher(patterns))
-
-  async function answer(call: ExecCall, execOptions: ExecOptions | undefined): Promise<[PiExecResult, string]> {
-    const lookup = rules.find(call)
-    if (lookup.hit) return [resultOf(lookup.hit.rule.result), lookup.hit.label]
-    if (mocks.default_result) return [resultOf(mocks.default_result), 'exec.default_result']
-    if (options.unhandled === 'bypass') return [await options.realExec(call.command, [...call.args], execOptions), 'real']
-    const message = [
-      `Unhandled exec: ${call.line} (no rule matched and exec.default_result is not set)`,
-      ...rules.explain(lookup.misses).map((line) => `  ${line}`),
-    ].join('\n')
-    if (options.unhandled === 'warn') {
-      options.warn(`${message}\nAnswered as Pi answers a command that cannot be started: code 1, empty stdout and stderr.`)
-      return [notStarted(), 'unhandled']
-    }
-    const error = new Error(message)
-    options.onUnhandled(error)
-    throw error
-  }
+  compilePatterns(mocks.rules ?? [], 'exec', 'cmd_pattern')
+  const rules = new MockRules<ExecCall, ExecRule>(mocks.rules, 'exec', execMatcher)
+  const policy: UnhandledPolicy = { mode: options.unhandled, onUnhandled: options.onUnhandled, warn: options.warn }
+  const fallbacks = (call: ExecCall, execOptions: ExecOptions | undefined): Fallbacks<PiExecResult | Promise<PiExecResult>> => ({
+    call: `exec: ${call.line}`,
+    default: { label: 'exec.default_result', answer: mocks.default_result && (() => resultOf(mocks.default_result!)) },
+    bypass: { label: 'real', answer: () => options.realExec(call.command, [...call.args], execOptions) },
+    warned: { note: 'Answered as Pi answers a command that cannot be started: code 1, empty stdout and stderr.', answer: notStarted },
+  })
 
   return {
     async exec(command, args, execOptions) {
       const call: ExecCall = { command, args: [...args], line: [command, ...args].join(' ') }
       const record = (result: PiExecResult, answeredBy: string, error?: unknown) =>
-        options.record({
-          command,
-          args: [...args],
-          ...cwdOf(execOptions),
-          result,
-          answeredBy,
-          ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
-        })
-      let answered: [PiExecResult, string]
+        options.record({ command, args: [...args], ...cwdOf(execOptions), result, answeredBy, ...(error === undefined ? {} : { error: messageOf(error) }) })
       try {
-        answered = await answer(call, execOptions)
+        const { answer, answeredBy } = rules.answer(call, (rule) => resultOf(rule.result), fallbacks(call, execOptions), policy)
+        const result = await answer
+        record({ ...result }, answeredBy)
+        return result
       } catch (error) {
         record(notStarted(), options.unhandled === 'bypass' ? 'real' : 'unhandled', error)
         throw error
       }
-      const [result, answeredBy] = answered
-      record({ ...result }, answeredBy)
-      return result
     },
     pending: () => rules.pending(),
   }
 }
 
-function execMatcher(patterns: ReadonlyMap<ExecRule, RegExp>): RuleMatcher<ExecCall, ExecRule> {
-  return {
-    mismatches: (rule, call) => mismatches(rule.match, call, patterns.get(rule)),
-    describe: (rule) => describeMatch(rule.match),
-  }
-}
-
-function mismatches(match: ExecMatch, call: ExecCall, pattern: RegExp | undefined): string[] {
-  const reasons: string[] = []
-  if (match.cmd_exact !== undefined && match.cmd_exact !== call.command && match.cmd_exact !== call.line) {
-    reasons.push(`neither the command nor the command line is ${JSON.stringify(match.cmd_exact)}`)
-  }
-  if (match.cmd_prefix !== undefined && !call.line.startsWith(match.cmd_prefix)) {
-    reasons.push(`the command line does not start with ${JSON.stringify(match.cmd_prefix)}`)
-  }
-  if (pattern !== undefined && !pattern.test(call.line)) {
-    reasons.push(`the command line does not match ${String(pattern)}`)
-  }
-  const missing = (match.args_contain ?? []).filter((arg) => !call.args.includes(arg))
-  if (missing.length > 0) {
-    reasons.push(`the args do not contain ${missing.map((arg) => JSON.stringify(arg)).join(', ')}`)
-  }
-  return reasons
-}
-
-function describeMatch(match: ExecMatch): string {
-  const parts: string[] = []
-  if (match.cmd_exact !== undefined) parts.push(`cmd_exact ${JSON.stringify(match.cmd_exact)}`)
-  if (match.cmd_prefix !== undefined) parts.push(`cmd_prefix ${JSON.stringify(match.cmd_prefix)}`)
-  if (match.cmd_pattern !== undefined) parts.push(`cmd_pattern ${JSON.stringify(match.cmd_pattern)}`)
-  if (match.args_contain !== undefined) parts.push(`args_contain ${JSON.stringify(match.args_contain)}`)
-  return parts.join(', ')
-}
+const execMatcher = matchTable<ExecCall, ExecMatch>({
+  cmd_exact: {
+    holds: (call, exact) => exact === call.command || exact === call.line,
+    reason: (_call, exact) => `neither the command nor the command line is ${JSON.stringify(exact)}`,
+  },
+  cmd_prefix: {
+    holds: (call, prefix) => call.line.startsWith(prefix),
+    reason: (_call, prefix) => `the command line does not start with ${JSON.stringify(prefix)}`,
+  },
+  cmd_pattern: {
+    holds: (call, source) => patternOf(source).test(call.line),
+    reason: (_call, source) => `the command line does not match ${String(patternOf(source))}`,
+  },
+  args_contain: {
+    holds: (call, wanted) => wanted.every((arg) => call.args.includes(arg)),
+    reason: (call, wanted) =>
+      `the args do not contain ${wanted
+        .filter((arg) => !call.args.includes(arg))
+        .map((arg) => JSON.stringify(arg))
+        .join(', ')}`,
+  },
+})
 
 function resultOf(result: ExecResult): PiExecResult {
   return execResult({ stdout: result.stdout ?? '', stderr: result.stderr ?? '', code: result.code, killed: result.killed ?? false })

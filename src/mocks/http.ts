@@ -3,7 +3,7 @@ import { constants } from 'node:os'
 import type { InterceptedAnswer, InterceptedRequest, InterceptedResponse } from './http-interceptor.js'
 import type { HttpCallRecord } from '../records/records.js'
 import type { HttpMatch, HttpMock, HttpResponse, HttpRule } from './spec/types.js'
-import { compilePatterns, MockRules, type PendingRule, type RuleMatcher, type UnhandledMode } from './rules.js'
+import { compilePatterns, matchTable, MockRules, patternOf, UnhandledCallError, type Answered, type Fallbacks, type PendingRule, type UnhandledMode, type UnhandledPolicy } from './rules.js'
 
 export interface HttpMockOptions {
   /** 'bypass' lets the request through to the network, which tests do not have: it fails as a refused connection. */
@@ -39,30 +39,29 @@ export interface HttpMockHandle {
  * set a content type.
  */
 export function createHttpMock(mocks: HttpMock, options: HttpMockOptions): HttpMockHandle {
-  const patterns = compilePatterns(mocks.rules ?? [], 'http', 'url_pattern')
-  const rules = new MockRules<InterceptedRequest, HttpRule>(mocks.rules, 'http', httpMatcher(patterns))
+  compilePatterns(mocks.rules ?? [], 'http', 'url_pattern')
+  const rules = new MockRules<InterceptedRequest, HttpRule>(mocks.rules, 'http', httpMatcher)
+  const policy: UnhandledPolicy = { mode: options.unhandled, onUnhandled: options.onUnhandled, warn: options.warn }
+  const fallbacks = (request: InterceptedRequest): Fallbacks<InterceptedAnswer> => ({
+    call: `request: ${request.method} ${request.url}`,
+    default: { label: 'http.default_response', answer: mocks.default_response && (() => responseOf(mocks.default_response!)) },
+    bypass: { label: 'refused', answer: () => connectionRefused(request.url) },
+    warned: { note: 'Answered as a refused connection.', answer: () => connectionRefused(request.url) },
+  })
 
-  function answer(request: InterceptedRequest): [InterceptedAnswer, string] {
-    const lookup = rules.find(request)
-    if (lookup.hit) return [responseOf(lookup.hit.rule.response), lookup.hit.label]
-    if (mocks.default_response) return [responseOf(mocks.default_response), 'http.default_response']
-    if (options.unhandled === 'bypass') return [connectionRefused(request.url), 'refused']
-    const message = [
-      `Unhandled request: ${request.method} ${request.url} (no rule matched and http.default_response is not set)`,
-      ...rules.explain(lookup.misses).map((line) => `  ${line}`),
-    ].join('\n')
-    if (options.unhandled === 'warn') {
-      options.warn(`${message}\nAnswered as a refused connection.`)
-      return [connectionRefused(request.url), 'unhandled']
+  function answer(request: InterceptedRequest): Answered<InterceptedAnswer> {
+    try {
+      return rules.answer(request, (rule) => responseOf(rule.response), fallbacks(request), policy)
+    } catch (error) {
+      // The caller sees the unhandled request fail as a connection would.
+      if (error instanceof UnhandledCallError) return { answer: error, answeredBy: 'unhandled' }
+      throw error
     }
-    const error = new Error(message)
-    options.onUnhandled(error)
-    return [error, 'unhandled']
   }
 
   return {
     handle(request) {
-      const [reply, answeredBy] = answer(request)
+      const { answer: reply, answeredBy } = answer(request)
       const outcome = reply instanceof Error ? { error: reply.message } : { status: reply.status }
       options.record({ method: request.method, url: request.url, headers: { ...request.headers }, body: request.body, ...outcome, answeredBy })
       return reply
@@ -71,50 +70,41 @@ export function createHttpMock(mocks: HttpMock, options: HttpMockOptions): HttpM
   }
 }
 
-function httpMatcher(patterns: ReadonlyMap<HttpRule, RegExp>): RuleMatcher<InterceptedRequest, HttpRule> {
-  return {
-    mismatches: (rule, request) => mismatches(rule.match, request, patterns.get(rule)),
-    describe: (rule) => describeMatch(rule.match),
-  }
-}
+const httpMatcher = matchTable<InterceptedRequest, HttpMatch>({
+  method: {
+    holds: (request, method) => method.toUpperCase() === request.method.toUpperCase(),
+    reason: (request, method) => `the method is ${request.method}, not ${method}`,
+    describe: (method) => `method ${method}`,
+  },
+  url_exact: {
+    holds: (request, url) => request.url === url,
+    reason: (_request, url) => `the URL is not ${JSON.stringify(url)}`,
+  },
+  url_prefix: {
+    holds: (request, prefix) => request.url.startsWith(prefix),
+    reason: (_request, prefix) => `the URL does not start with ${JSON.stringify(prefix)}`,
+  },
+  url_pattern: {
+    holds: (request, source) => patternOf(source).test(request.url),
+    reason: (_request, source) => `the URL does not match ${String(patternOf(source))}`,
+  },
+  headers: {
+    holds: (request, headers) => headerMismatches(request, headers).length === 0,
+    reason: (request, headers) => headerMismatches(request, headers).join('; '),
+  },
+  body_contains: {
+    holds: (request, text) => request.body.includes(text),
+    reason: (_request, text) => `the body does not contain ${JSON.stringify(text)}`,
+  },
+})
 
-function mismatches(match: HttpMatch, request: InterceptedRequest, pattern: RegExp | undefined): string[] {
-  const reasons: string[] = []
-  if (match.method !== undefined && match.method.toUpperCase() !== request.method.toUpperCase()) {
-    reasons.push(`the method is ${request.method}, not ${match.method}`)
-  }
-  if (match.url_exact !== undefined && request.url !== match.url_exact) {
-    reasons.push(`the URL is not ${JSON.stringify(match.url_exact)}`)
-  }
-  if (match.url_prefix !== undefined && !request.url.startsWith(match.url_prefix)) {
-    reasons.push(`the URL does not start with ${JSON.stringify(match.url_prefix)}`)
-  }
-  if (pattern !== undefined && !pattern.test(request.url)) {
-    reasons.push(`the URL does not match ${String(pattern)}`)
-  }
-  if (match.headers !== undefined) {
-    const present = lowerCaseNames(request.headers)
-    for (const [name, expected] of Object.entries(match.headers)) {
-      const actual = present[name.toLowerCase()]
-      if (actual === undefined) reasons.push(`header ${JSON.stringify(name)} is missing`)
-      else if (actual !== expected) reasons.push(`header ${JSON.stringify(name)} is ${JSON.stringify(actual)}, not ${JSON.stringify(expected)}`)
-    }
-  }
-  if (match.body_contains !== undefined && !request.body.includes(match.body_contains)) {
-    reasons.push(`the body does not contain ${JSON.stringify(match.body_contains)}`)
-  }
-  return reasons
-}
-
-function describeMatch(match: HttpMatch): string {
-  const parts: string[] = []
-  if (match.method !== undefined) parts.push(`method ${match.method}`)
-  if (match.url_exact !== undefined) parts.push(`url_exact ${JSON.stringify(match.url_exact)}`)
-  if (match.url_prefix !== undefined) parts.push(`url_prefix ${JSON.stringify(match.url_prefix)}`)
-  if (match.url_pattern !== undefined) parts.push(`url_pattern ${JSON.stringify(match.url_pattern)}`)
-  if (match.headers !== undefined) parts.push(`headers ${JSON.stringify(match.headers)}`)
-  if (match.body_contains !== undefined) parts.push(`body_contains ${JSON.stringify(match.body_contains)}`)
-  return parts.join(', ')
+function headerMismatches(request: InterceptedRequest, expected: Record<string, string>): string[] {
+  const present = lowerCaseNames(request.headers)
+  return Object.entries(expected).flatMap(([name, value]) => {
+    const actual = present[name.toLowerCase()]
+    if (actual === undefined) return [`header ${JSON.stringify(name)} is missing`]
+    return actual === value ? [] : [`header ${JSON.stringify(name)} is ${JSON.stringify(actual)}, not ${JSON.stringify(value)}`]
+  })
 }
 
 function responseOf(response: HttpResponse): InterceptedResponse {

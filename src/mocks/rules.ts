@@ -1,4 +1,6 @@
-// First-match-wins bookkeeping shared by the exec and HTTP mocks: which rule answers a request, and which rules went unused.
+// The one rule engine of every mock (exec, HTTP, tool invocations): first match wins, `times` caps a rule,
+// and one policy decides what a call that no rule answers does.
+import { messageOf } from '../shared/errors.js'
 
 /** What a mock does with a request no rule (and no default) answers. */
 export type UnhandledMode = 'error' | 'warn' | 'bypass'
@@ -15,6 +17,61 @@ export interface RuleMatcher<Request, Rule> {
   /** What the rule matches, in one line, e.g. `cmd_prefix "git status"`. */
   describe(rule: Rule): string
 }
+
+/** One key of a rule's `match`: whether a request meets it, why not, and how it reads. */
+export interface Condition<Request, Value> {
+  holds(request: Request, value: Value): boolean
+  /** Why the request does not meet it, e.g. `the URL does not start with "https://a.test"`. */
+  reason(request: Request, value: Value): string
+  /** Defaults to the key and the value as JSON, e.g. `cmd_prefix "git"`. */
+  describe?(value: Value): string
+}
+
+export type Conditions<Request, Match> = { [Key in keyof Match]-?: Condition<Request, NonNullable<Match[Key]>> }
+
+/** A matcher for rules of the shape `{ match: {...} }`: every key the match gives must hold. */
+export function matchTable<Request, Match extends object>(conditions: Conditions<Request, Match>): RuleMatcher<Request, { match: Match }> {
+  const given = (match: Match) =>
+    (Object.keys(conditions) as (keyof Match & string)[]).flatMap((key) => (match[key] === undefined ? [] : [[key, match[key]] as const]))
+  const condition = (key: keyof Match) => conditions[key] as Condition<Request, unknown>
+  return {
+    mismatches: (rule, request) =>
+      given(rule.match).flatMap(([key, value]) => (condition(key).holds(request, value) ? [] : [condition(key).reason(request, value)])),
+    describe: (rule) =>
+      given(rule.match)
+        .map(([key, value]) => condition(key).describe?.(value) ?? `${key} ${JSON.stringify(value)}`)
+        .join(', '),
+  }
+}
+
+/** What a call that no rule answers does: fail the test, warn, or go where it would without mocks. */
+export interface UnhandledPolicy {
+  mode: UnhandledMode
+  /** Told about every unhandled call under 'error': it fails the current test. */
+  onUnhandled(error: Error): void
+  warn(message: string): void
+}
+
+/** How one kind of mock answers what its rules do not. */
+export interface Fallbacks<Answer> {
+  /** What the call is, e.g. `exec: git status`, for the unhandled message. */
+  call: string
+  /** The spec's catch-all (`exec.default_result`), answering before the policy is asked. */
+  default: { label: string; answer: (() => Answer) | undefined }
+  /** 'bypass': where the call goes without mocks, and the label its record gets. */
+  bypass: { label: string; answer(): Answer }
+  /** 'warn': the answer given after the warning, and how the warning says it. */
+  warned: { note: string; answer(): Answer }
+}
+
+export interface Answered<Answer> {
+  answer: Answer
+  /** The rule's label, the default's, the bypass label, or 'unhandled'. */
+  answeredBy: string
+}
+
+/** The one unhandled call under 'error': thrown at the caller, and already reported to the test. */
+export class UnhandledCallError extends Error {}
 
 /** The rule that answers a request. */
 export interface RuleHit<Rule> {
@@ -91,6 +148,29 @@ export class MockRules<Request, Rule extends CountedRule> {
     return misses.length > 0 ? misses.map((miss) => miss.line) : [`(${this.section}.${this.list} is empty)`]
   }
 
+  /**
+   * The first rule's answer; else the default's; else what `policy` says: 'bypass' and 'warn' answer
+   * from `fallbacks`, 'error' reports and throws an UnhandledCallError listing every rule and why it did not answer.
+   */
+  answer<Answer>(request: Request, answerOf: (rule: Rule) => Answer, fallbacks: Fallbacks<Answer>, policy: UnhandledPolicy): Answered<Answer> {
+    const lookup = this.find(request)
+    if (lookup.hit) return { answer: answerOf(lookup.hit.rule), answeredBy: lookup.hit.label }
+    const { default: fallback, bypass, warned } = fallbacks
+    if (fallback.answer) return { answer: fallback.answer(), answeredBy: fallback.label }
+    if (policy.mode === 'bypass') return { answer: bypass.answer(), answeredBy: bypass.label }
+    const message = [
+      `Unhandled ${fallbacks.call} (no rule matched and ${fallback.label} is not set)`,
+      ...this.explain(lookup.misses).map((line) => `  ${line}`),
+    ].join('\n')
+    if (policy.mode === 'warn') {
+      policy.warn(`${message}\n${warned.note}`)
+      return { answer: warned.answer(), answeredBy: 'unhandled' }
+    }
+    const error = new UnhandledCallError(message)
+    policy.onUnhandled(error)
+    throw error
+  }
+
   pending(): PendingRule[] {
     const pending: PendingRule[] = []
     for (const [index, rule] of this.#rules.entries()) {
@@ -121,11 +201,19 @@ export function compilePatterns<Key extends string, Rule extends { match: { [K i
     try {
       patterns.set(rule, new RegExp(source))
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error)
-      throw new SyntaxError(`${section}.rules[${index}].match.${key}: ${reason}`)
+      throw new SyntaxError(`${section}.rules[${index}].match.${key}: ${messageOf(error)}`)
     }
   })
   return patterns
+}
+
+const compiled = new Map<string, RegExp>()
+
+/** A rule's pattern, compiled once; compilePatterns has already rejected a bad one with its place. */
+export function patternOf(source: string): RegExp {
+  let pattern = compiled.get(source)
+  if (!pattern) compiled.set(source, (pattern = new RegExp(source)))
+  return pattern
 }
 
 function limitOf(rule: CountedRule): number {
