@@ -29,4 +29,5 @@ export {
 } from './project/sandbox.js'
 export { runProjectScript, type ProjectScript, type ProjectScriptResult, type ProjectScriptOptions } from './project/runner.js'
 export type { PendingRule } from './mocks/rules.js'
-export type { MockBlocks, FiredEvent } from './mocks/world.js'
+export type { MockBlocks } from './mocks/spec/resolve.js'
+export type { FiredEvent } from './mocks/events.js'

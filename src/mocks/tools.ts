@@ -1,7 +1,10 @@
 // Tool mocks replace only a tool's `execute`: its name, schema and Pi's hooks around it stay real.
+import { isDeepStrictEqual } from 'node:util'
 import type { ToolDefinition } from '../pi/index.js'
 import type { ToolParams } from '../model/script.js'
 import type { ToolContent } from '../records/records.js'
+import { MockRules, type PendingRule } from './rules.js'
+import type { ToolInvocationRule, ToolsMock } from './spec/types.js'
 
 export interface MockToolResult {
   content: ToolContent
@@ -60,4 +63,49 @@ export function instrumentTool<T extends ToolDefinition>(definition: T, hooks: T
     }
   }
   return { ...definition, execute }
+}
+
+/** The spec's tool invocations as tool mocks: the first rule for the tool whose input_match the call's input contains. */
+export function invocationMocks(
+  tools: ToolsMock | undefined,
+  onUnhandled: (error: Error) => void,
+): { mocks: Record<string, MockToolHandler>; pending(): PendingRule[] } {
+  const rules = new MockRules<{ name: string; input: unknown }, ToolInvocationRule>(tools?.invocations, 'tools', {
+    mismatches: (rule, call) => {
+      if (rule.name !== call.name) return [`it is for ${rule.name}`]
+      return contains(call.input, rule.input_match ?? {}) ? [] : [`the input does not contain ${JSON.stringify(rule.input_match)}`]
+    },
+    describe: (rule) => `${rule.name} input_match ${JSON.stringify(rule.input_match ?? {})}`,
+  }, 'invocations')
+  const mocks: Record<string, MockToolHandler> = {}
+  for (const name of new Set((tools?.invocations ?? []).map((rule) => rule.name))) {
+    mocks[name] = (params) => {
+      const lookup = rules.find({ name, input: params })
+      if (!lookup.hit) {
+        const tried = lookup.misses.filter((miss) => tools!.invocations![miss.index]!.name === name)
+        const error = new Error(
+          `Unhandled tool call ${name}(${JSON.stringify(params)}): no tools.invocations rule answered. Tried:\n` +
+            rules.explain(tried).map((line) => `  ${line}`).join('\n'),
+        )
+        onUnhandled(error)
+        throw error
+      }
+      const { rule } = lookup.hit
+      if (rule.error !== undefined) return { content: [{ type: 'text', text: rule.error }], isError: true }
+      return toolResult(rule.result)
+    }
+  }
+  return { mocks, pending: () => rules.pending() }
+}
+
+function toolResult(result: Record<string, unknown> | undefined): MockToolResult {
+  if (result && Array.isArray(result.content)) return result as unknown as MockToolResult
+  return { content: [{ type: 'text', text: JSON.stringify(result ?? {}) }], details: result }
+}
+
+/** `actual` has every key of `expected` with an equal value (recursively for objects). */
+function contains(actual: unknown, expected: unknown): boolean {
+  if (typeof expected !== 'object' || expected === null || Array.isArray(expected)) return isDeepStrictEqual(actual, expected)
+  if (typeof actual !== 'object' || actual === null) return false
+  return Object.entries(expected).every(([key, value]) => contains((actual as Record<string, unknown>)[key], value))
 }

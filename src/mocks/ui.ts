@@ -1,6 +1,7 @@
 // A recording ExtensionUIContext: dialogs answer from the test's script, every other call is recorded.
 import { currentTheme, type ExtensionUIContext, type ExtensionUIDialogOptions } from '../pi/index.js'
 import type { UICallRecord } from '../records/records.js'
+import type { UiMock } from './spec/types.js'
 
 /** An answer meaning "the user let the dialog time out"; the dialog must have a `timeout` option. */
 export const TIMEOUT: unique symbol = Symbol.for('vitest-environment-pi:dialog-timeout')
@@ -188,4 +189,18 @@ function chooseOption(answer: unknown, options: string[], label: string, fail: (
   }
   if (typeof answer === 'string' && options.includes(answer)) return answer
   return fail(`mockUI.select answered ${JSON.stringify(answer)}, which is not an option of ${label}: ${JSON.stringify(options)}`)
+}
+
+/** The spec's ui block as dialog answers; explicit mockUI options win. */
+export function uiOptions(ui: UiMock | undefined): MockUIOptions {
+  if (!ui) return {}
+  const responses = (ui.responses ?? {}) as Record<string, unknown>
+  const text = ui.dialog_default ?? ''
+  return {
+    confirm: (responses.confirm ?? ui.confirm_default ?? true) as MockUIOptions['confirm'],
+    input: (responses.input ?? text) as MockUIOptions['input'],
+    editor: (responses.editor ?? text) as MockUIOptions['editor'],
+    ...(responses.select === undefined ? {} : { select: responses.select as MockUIOptions['select'] }),
+    ...(responses.custom === undefined ? {} : { custom: responses.custom }),
+  }
 }
