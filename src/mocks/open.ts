@@ -1,0 +1,120 @@
+// The edges of one session, mocked: pi.exec, HTTP, tools, dialogs and the extension API answer from the
+// session's mock blocks and options, and every call is recorded.
+import { BUILTIN_TOOL_NAMES, builtinToolDefinition, type ExtensionAPI, type ExtensionUIContext, type ToolDefinition } from '../pi/index.js'
+import type { Recorder } from '../records/recorder.js'
+import { messageOf } from '../shared/errors.js'
+import { createExecMock } from './exec.js'
+import { overrideApi } from './extension-api.js'
+import { createHttpMock } from './http.js'
+import { answerHttp } from './http-routing.js'
+import type { PendingRule, UnhandledMode } from './rules.js'
+import type { MockBlocks } from './spec/resolve.js'
+import { instrumentTool, invocationMocks, type MockToolHandler, type ToolInstrumentation } from './tools.js'
+import { createMockUI, uiOptions, type MockUIOptions } from './ui.js'
+
+/** What the mocks are made from: the mock spec's blocks and the session's own mock options. */
+export interface MockSettings {
+  blocks: MockBlocks
+  mockTools?: Record<string, MockToolHandler> | undefined
+  mockUI?: MockUIOptions | false | undefined
+  unhandled: UnhandledMode
+  /** A real tool's throw fails the run. */
+  propagateErrors: boolean
+}
+
+export interface MockHooks {
+  recorder: Recorder
+  /** A problem that fails the test at the next run(), emit() or verify(). */
+  report(error: Error): void
+  /** Stops the run in progress. */
+  abortRun(): void
+  /** Registers a clean-up with the session's disposer stack. */
+  defer(disposer: () => unknown): void
+}
+
+export interface SessionMocks {
+  /** The API an extension's factory gets: exec answered by rules, the spec's overrides, its tools instrumented. */
+  extensionApi(api: ExtensionAPI): ExtensionAPI
+  /** Pi's own built-in tools for `cwd`, instrumented, except those an extension registered itself. */
+  builtinTools(cwd: string, extensionTools: ReadonlySet<string>): ToolDefinition[]
+  /** Throws when a tool mock names a tool that neither Pi nor an extension has. */
+  checkToolsExist(extensionTools: ReadonlySet<string>): void
+  ui: ExtensionUIContext
+  /** `mockUI: false`: extensions see `ctx.hasUI === false`. */
+  headless: boolean
+  /** Rules with a `times` limit that have not answered that often yet. */
+  pending(): PendingRule[]
+}
+
+const warn = (message: string) => console.warn(`[vitest-environment-pi] ${message}`)
+
+/**
+ * HTTP is intercepted process-wide (fetch has one global dispatcher): with sessions alive at once, the
+ * newest one's rules answer.
+ */
+export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMocks {
+  const { blocks, unhandled } = settings
+  const { records } = hooks.recorder
+  let realExec: ExtensionAPI['exec'] | undefined
+  const exec = createExecMock(blocks.exec ?? {}, {
+    unhandled,
+    realExec: (command, args, execOptions) => realExec!(command, args, execOptions),
+    onUnhandled: hooks.report,
+    record: (call) => void records.exec.push(call),
+    warn,
+  })
+  const http = createHttpMock(blocks.http ?? {}, { unhandled, onUnhandled: hooks.report, record: (call) => void records.http.push(call), warn })
+  hooks.defer(answerHttp((request) => http.handle(request)))
+
+  const invocations = invocationMocks(blocks.tools, hooks.report)
+  const mockTools = { ...invocations.mocks, ...settings.mockTools }
+  const instrumentation: ToolInstrumentation = {
+    mockFor: (name) => (Object.hasOwn(mockTools, name) ? mockTools[name] : undefined),
+    onMocked: (toolCallId) => hooks.recorder.callMocked(toolCallId),
+    onThrow: (toolName, toolCallId, error) => {
+      if (!settings.propagateErrors) return
+      hooks.report(toolThrew(toolName, hooks.recorder.stepOf(toolCallId), toolCallId, error))
+      hooks.abortRun()
+    },
+  }
+
+  const capture = blocks.ui?.capture ?? true
+  const ui = createMockUI(settings.mockUI === false ? false : { ...uiOptions(blocks.ui), ...settings.mockUI }, {
+    record: (call) => void (capture && records.ui.push(call)),
+    problem: hooks.report,
+  })
+
+  return {
+    extensionApi(api) {
+      realExec ??= api.exec
+      return {
+        ...overrideApi(api, blocks),
+        exec: (command, args, execOptions) => exec.exec(command, args, execOptions),
+        registerTool: (definition) => api.registerTool(instrumentTool(definition as ToolDefinition, instrumentation)),
+      }
+    },
+    builtinTools: (cwd, extensionTools) =>
+      BUILTIN_TOOL_NAMES.filter((name) => !extensionTools.has(name)).map((name) => instrumentTool(builtinToolDefinition(name, cwd), instrumentation)),
+    checkToolsExist(extensionTools) {
+      const known = new Set<string>([...BUILTIN_TOOL_NAMES, ...extensionTools])
+      const unknown = Object.keys(mockTools).filter((name) => !known.has(name))
+      if (unknown.length > 0) {
+        throw new Error(`mockTools names no tool: ${unknown.map((n) => `"${n}"`).join(', ')}. Known tools: ${[...known].sort().join(', ')}`)
+      }
+    },
+    ui,
+    headless: settings.mockUI === false,
+    pending: () => [...exec.pending(), ...http.pending(), ...invocations.pending()],
+  }
+}
+
+function toolThrew(toolName: string, step: number, toolCallId: string, error: unknown): Error {
+  return new Error(
+    [
+      `Tool "${toolName}" threw at playbook step ${step} (toolCallId ${toolCallId}): ${messageOf(error)}`,
+      "The tool's own execute() threw. With propagateErrors: true (the default) that fails the run;",
+      'to let the extension see it as an error result instead, pass createTestSession({ propagateErrors: false }).',
+    ].join('\n'),
+    { cause: error },
+  )
+}

@@ -1,0 +1,88 @@
+// Turns what Pi does into records as it happens: every event, the conversation, tool calls with the
+// decision of Pi's beforeToolCall hook, tool results, and model requests.
+import { watchToolCallDecisions, type AgentSession, type Context } from '../pi/index.js'
+import { textOf, type ModelRequestRecord, type SessionRecords, type ToolCallRecord, type ToolContent, type ToolResultRecord } from './records.js'
+import { messagesOf, RequestLog, type RequestMessages } from './request-log.js'
+
+type Decision = { blocked: boolean; reason?: string }
+
+export class Recorder {
+  readonly #stepOfCall = new Map<string, number>()
+  readonly #mocked = new Set<string>()
+  readonly #calls = new Map<string, ToolCallRecord>()
+  readonly #decisions = new Map<string, Decision>()
+  readonly #requests = new RequestLog()
+
+  constructor(readonly records: SessionRecords) {}
+
+  /** The playbook step whose model message asked for the call; 0 when the call did not come from the playbook. */
+  stepOf(toolCallId: string): number {
+    return this.#stepOfCall.get(toolCallId) ?? 0
+  }
+
+  callAsked(toolCallId: string, step: number): void {
+    this.#stepOfCall.set(toolCallId, step)
+  }
+
+  /** A mock answered the call instead of the tool's own `execute`. */
+  callMocked(toolCallId: string): void {
+    this.#mocked.add(toolCallId)
+  }
+
+  /** `unchanged`: nothing rewrites earlier messages between requests (no `context` handler), so they are shared. */
+  modelRequest(step: number, context: Context, unchanged: boolean): void {
+    const chunk = this.#requests.record(context.messages, unchanged)
+    this.records.modelRequests.push(requestRecord(step, context.systemPrompt ?? '', chunk, (context.tools ?? []).map((tool) => tool.name)))
+  }
+
+  resultRecord(toolCallId: string, toolName: string, content: ToolContent, isError: boolean, details: unknown): ToolResultRecord {
+    return { step: this.stepOf(toolCallId), toolCallId, toolName, text: textOf(content), content, isError, details, mocked: this.#mocked.has(toolCallId) }
+  }
+
+  /** Records everything `session` emits from now on. */
+  attach(session: AgentSession): void {
+    watchToolCallDecisions(session, ({ toolCallId, blocked, reason }) => {
+      const decision: Decision = blocked ? { blocked, reason: reason! } : { blocked }
+      this.#decisions.set(toolCallId, decision)
+      const call = this.#calls.get(toolCallId)
+      if (call) applyDecision(call, decision)
+    })
+    session.subscribe((event) => {
+      this.records.all.push(event)
+      // The conversation; 1.x also ends `system` messages (prompt and tool changes), which requests record.
+      if (event.type === 'message_end') {
+        if ((event.message as { role: string }).role !== 'system') this.records.messages.push(event.message)
+      } else if (event.type === 'tool_execution_start') {
+        this.#callStarted(event.toolCallId, event.toolName, event.args as Record<string, unknown>)
+      } else if (event.type === 'tool_execution_end') {
+        const result = event.result as { content: ToolContent; details: unknown }
+        this.records.toolResults.push(this.resultRecord(event.toolCallId, event.toolName, result.content ?? [], event.isError, result.details))
+      }
+    })
+  }
+
+  #callStarted(toolCallId: string, toolName: string, input: Record<string, unknown>): void {
+    const call: ToolCallRecord = { step: this.stepOf(toolCallId), toolCallId, toolName, input, blocked: false }
+    const decision = this.#decisions.get(toolCallId)
+    if (decision) applyDecision(call, decision)
+    this.#calls.set(toolCallId, call)
+    this.records.toolCalls.push(call)
+  }
+}
+
+// Outside the class, so that the getter closes over the chunk alone and never over a request's full context.
+function requestRecord(step: number, systemPrompt: string, chunk: RequestMessages, tools: string[]): ModelRequestRecord {
+  return {
+    step,
+    systemPrompt,
+    get messages() {
+      return messagesOf(chunk)
+    },
+    tools,
+  }
+}
+
+function applyDecision(call: ToolCallRecord, decision: Decision): void {
+  call.blocked = decision.blocked
+  if (decision.reason !== undefined) call.blockReason = decision.reason
+}

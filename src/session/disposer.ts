@@ -1,0 +1,47 @@
+// One stack of clean-ups per session, in the spirit of TC39's AsyncDisposableStack (native from Node 24,
+// absent on Node 20): whatever a step creates is registered at once, and one dispose() unwinds it all in
+// reverse order, whichever step failed.
+import { messageOf } from '../shared/errors.js'
+
+export class DisposerStack {
+  readonly #disposers: (() => unknown)[] = []
+  #disposed = false
+
+  get disposed(): boolean {
+    return this.#disposed
+  }
+
+  /** Registers `disposer` to run when the stack is disposed, after everything registered later. */
+  defer(disposer: () => unknown): void {
+    if (this.#disposed) throw new Error('DisposerStack: defer() after dispose()')
+    this.#disposers.push(disposer)
+  }
+
+  /** Runs every disposer, newest first, each even when an earlier one throws; then throws the first error. */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return
+    this.#disposed = true
+    const errors: unknown[] = []
+    for (const disposer of this.#disposers.splice(0).reverse()) {
+      try {
+        await disposer()
+      } catch (error) {
+        errors.push(error)
+      }
+    }
+    if (errors.length === 1) throw errors[0]
+    if (errors.length > 1) throw new AggregateError(errors, `${errors.length} clean-ups failed: ${errors.map(messageOf).join('; ')}`)
+  }
+
+  /**
+   * Unwinds after `failure` and rethrows it; a clean-up that fails too is named beside it, not lost.
+   */
+  async unwind(failure: unknown): Promise<never> {
+    try {
+      await this.dispose()
+    } catch (cleanupError) {
+      throw new Error(`${messageOf(failure)}\n(and cleaning up after it failed too: ${messageOf(cleanupError)})`, { cause: failure })
+    }
+    throw failure
+  }
+}

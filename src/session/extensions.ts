@@ -1,0 +1,51 @@
+// The extensions under test, as the factories Pi's loader takes: files imported through the module
+// loader (Vite's under Vitest), inline factories as they are, each handed the mocked extension API.
+import { resolve } from 'node:path'
+import type { ExtensionAPI, ExtensionFactory } from '../pi/index.js'
+import { messageOf } from '../shared/errors.js'
+import { moduleLoader, type ModuleLoader } from './module-loader.js'
+
+export interface LoadedExtension {
+  factory: ExtensionFactory
+  /** The file, or `<inline:N>` for the Nth entry when it is a factory. */
+  path: string
+}
+
+export async function loadExtensions(
+  entries: readonly (string | ExtensionFactory)[],
+  { root, importModule, extensionApi }: { root: string; importModule: ModuleLoader | undefined; extensionApi: (api: ExtensionAPI) => ExtensionAPI },
+): Promise<LoadedExtension[]> {
+  const load = moduleLoader(importModule)
+  const loaded: LoadedExtension[] = []
+  for (const [index, entry] of entries.entries()) {
+    if (typeof entry === 'function') {
+      const path = `<inline:${index + 1}>`
+      loaded.push({ factory: mocked(entry, extensionApi), path })
+      continue
+    }
+    const path = resolve(root, entry)
+    let module: Record<string, unknown>
+    try {
+      module = await load(path)
+    } catch (error) {
+      throw new Error(`Extension ${path} failed to load: ${messageOf(error)}`, { cause: error })
+    }
+    if (typeof module.default !== 'function') {
+      const found = module.default === undefined ? 'no default export' : `a default export of type ${typeof module.default}`
+      throw new Error(`Extension ${path} must export a factory function as default export (pi) => void; found ${found}`)
+    }
+    loaded.push({ factory: mocked(module.default as ExtensionFactory, extensionApi), path })
+  }
+  return loaded
+}
+
+/** The factory, called with the mocked API; a throw is reported as the factory's. */
+function mocked(factory: ExtensionFactory, extensionApi: (api: ExtensionAPI) => ExtensionAPI): ExtensionFactory {
+  return async (api) => {
+    try {
+      await factory(extensionApi(api))
+    } catch (error) {
+      throw new Error(`its factory threw: ${messageOf(error)}`, { cause: error })
+    }
+  }
+}

@@ -1,0 +1,112 @@
+// The handle a test holds: run turns and commands, fire events, check problems, dispose.
+import type { FiredEvent } from '../mocks/events.js'
+import type { SessionMocks } from '../mocks/open.js'
+import type { PendingRule } from '../mocks/rules.js'
+import type { Playbook } from '../model/playbook.js'
+import { when, type Action, type Turn } from '../model/script.js'
+import { emitExtensionEvent, type AgentSession } from '../pi/index.js'
+import type { SessionRecords } from '../records/records.js'
+import type { DisposerStack } from './disposer.js'
+import type { Problems } from './problems.js'
+
+export interface TestSession {
+  /** The real Pi AgentSession. */
+  readonly session: AgentSession
+  readonly cwd: string
+  readonly events: SessionRecords
+  readonly playbook: { readonly consumed: number; readonly remaining: number }
+  /** Sends each turn's prompt and waits until Pi is idle; throws when the script and Pi disagreed. */
+  run(...turns: Turn[]): Promise<void>
+  /** Runs a registered slash command (with the model actions it leads to) and waits until Pi is idle. */
+  command(name: string, args?: string, actions?: readonly Action[]): Promise<void>
+  /** Fires an extension event through Pi's runner and returns what the handlers returned. */
+  emit(eventName: string, payload?: Record<string, unknown>): Promise<unknown>
+  /** Throws what went wrong outside run(), command() and emit(): an unhandled call, a strict dialog. */
+  verify(): void
+  /** Exec, HTTP and tool rules with a `times` limit that have not answered that often yet. */
+  pendingMocks(): PendingRule[]
+  /** The events the mock spec fired at start, with what the handlers returned. */
+  readonly firedEvents: readonly FiredEvent[]
+  /** Fires `session_shutdown` and removes temp dirs; safe to call twice. */
+  dispose(): Promise<void>
+}
+
+export interface SessionParts {
+  pi: AgentSession
+  cwd: string
+  records: SessionRecords
+  playbook: Playbook
+  problems: Problems
+  mocks: SessionMocks
+  firedEvents: FiredEvent[]
+  /** Waits until Pi is idle and every event reached the records. */
+  settle(): Promise<void>
+  /** Everything the session made, unwound by dispose(). */
+  stack: DisposerStack
+}
+
+export function sessionHandle({ pi, cwd, records, playbook, problems, mocks, firedEvents, settle, stack }: SessionParts): TestSession {
+  const ensureOpen = (what: string) => {
+    if (stack.disposed) throw new Error(`${what} after dispose(): this test session is closed`)
+  }
+
+  // The first cause wins: Pi's own rejection, then a problem the mocks saw, then the playbook's diagnostic.
+  const runTurn = async (turn: Turn) => {
+    playbook.begin(turn)
+    let failure: unknown
+    try {
+      await pi.prompt(turn.prompt)
+      await settle()
+    } catch (error) {
+      failure = error
+    }
+    try {
+      problems.throwIfAny()
+    } catch (problem) {
+      failure ??= problem
+    }
+    try {
+      playbook.end()
+    } catch (diagnostic) {
+      failure ??= diagnostic
+    }
+    if (failure !== undefined) throw failure
+  }
+
+  return {
+    session: pi,
+    cwd,
+    events: records,
+    playbook: {
+      get consumed() {
+        return playbook.consumed
+      },
+      get remaining() {
+        return playbook.remaining
+      },
+    },
+    async run(...turns) {
+      ensureOpen('run()')
+      for (const turn of turns) await runTurn(turn)
+    },
+    async command(name, args, actions = []) {
+      ensureOpen('command()')
+      if (!pi.extensionRunner.getCommand(name)) {
+        const known = pi.extensionRunner.getRegisteredCommands().map((c) => `/${c.invocationName}`)
+        throw new Error(`No command "/${name}" is registered. Registered commands: ${known.join(', ') || 'none'}`)
+      }
+      await runTurn(when(args ? `/${name} ${args}` : `/${name}`, actions))
+    },
+    async emit(eventName, payload = {}) {
+      ensureOpen('emit()')
+      const result = await emitExtensionEvent(pi, eventName, payload)
+      await settle()
+      problems.throwIfAny()
+      return result
+    },
+    firedEvents,
+    verify: () => problems.throwIfAny(),
+    pendingMocks: () => mocks.pending(),
+    dispose: () => stack.dispose(),
+  }
+}
