@@ -1,7 +1,10 @@
 // Per-file session defaults: the config's environmentOptions.pi with the file's docblock over them.
-import { inject } from 'vitest'
+import { readFileSync } from 'node:fs'
+import { relative } from 'node:path'
+import { expect, inject } from 'vitest'
 import type { TestSessionOptions } from '../src/session/create.js'
 import type { MockUIOptions } from '../src/mocks/ui.js'
+import { checkOptions, is, isString, listOf, OPTION_CHECKS, recordOf, type Check } from '../src/session/options.js'
 
 /** The session options that can be written in a config or a docblock (plain data, no functions). */
 export interface PiEnvironmentOptions {
@@ -19,6 +22,14 @@ export interface PiEnvironmentOptions {
   unhandled?: 'error' | 'warn' | 'bypass'
 }
 
+/** createTestSession's checks, where a config or a docblock holds paths and texts instead of functions and objects. */
+export const ENVIRONMENT_OPTIONS: Record<keyof PiEnvironmentOptions, Check> = {
+  ...OPTION_CHECKS,
+  extensions: listOf('an array of extension paths', is('an extension path (a string)', isString)),
+  mockTools: recordOf('an object of tool names to result texts', is('a result text (a string)', isString)),
+  mockSpec: is('a mock spec file path (a string)', isString),
+}
+
 // On globalThis of the test's realm; setupVM writes it into the VM context too.
 export const FILE_DEFAULTS = Symbol.for('vitest-environment-pi:file-defaults')
 type Slot = { [FILE_DEFAULTS]?: PiEnvironmentOptions }
@@ -27,7 +38,10 @@ export function setFileDefaults(target: object, options: PiEnvironmentOptions | 
   ;(target as Slot)[FILE_DEFAULTS] = options
 }
 
-/** The config's options (provided by the plugin), the file's options over them, the call's over both. */
+/**
+ * The config's options (provided by the plugin, which checked them), the file's options over them, the
+ * call's over both. The file's are checked here, where the test file is known.
+ */
 export function withDefaults(options: TestSessionOptions): TestSessionOptions {
   let config: PiEnvironmentOptions | undefined
   try {
@@ -35,5 +49,23 @@ export function withDefaults(options: TestSessionOptions): TestSessionOptions {
   } catch {
     config = undefined
   }
-  return { ...config, ...(globalThis as Slot)[FILE_DEFAULTS], ...options }
+  const file = (globalThis as Slot)[FILE_DEFAULTS]
+  checkOptions(file, ENVIRONMENT_OPTIONS, fileOptionsSource)
+  return { ...config, ...file, ...options }
+}
+
+/** Vitest takes a file's docblock options instead of the config's: the file says which these are. */
+function fileOptionsSource(): string {
+  const file = expect.getState().testPath
+  const text = file === undefined ? undefined : readText(file)
+  if (file === undefined || text === undefined) return 'environmentOptions.pi or a @vitest-environment-options docblock'
+  return /@(?:vitest|jest)-environment-options\s/.test(text) ? `the @vitest-environment-options docblock of ${relative(process.cwd(), file)}` : 'environmentOptions.pi'
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return undefined
+  }
 }

@@ -5,10 +5,12 @@ import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { AliasOptions, Plugin } from 'vite'
-import { findPiLine, PI_PACKAGE_ENV, piLineAliases } from '../src/pi/line.js'
+import { findPiLine, PI_PACKAGE_ENV, PI_SCOPES, piLineAliases } from '../src/pi/line.js'
+import { PROJECT_SCRIPTS } from '../src/project/runner.js'
+import { checkOptions, fields, is, isObject, isString, listOf, oneOf, type Check } from '../src/session/options.js'
 import { escapeRegExp } from './escape-regexp.js'
-import type { PiEnvironmentOptions } from './defaults.js'
-import { GLOBAL_SETUP_OPTIONS, type PiGlobalSetupOptions } from './provided.js'
+import { ENVIRONMENT_OPTIONS, type PiEnvironmentOptions } from './defaults.js'
+import { GLOBAL_SETUP_OPTIONS, type PiGlobalSetupOptions, type PiSandboxConfig } from './provided.js'
 
 export { findPiLine, type PiLineInfo } from '../src/pi/line.js'
 
@@ -24,6 +26,27 @@ export interface PiPluginOptions extends PiEnvironmentOptions, PiGlobalSetupOpti
    * `@mariozechner/pi-coding-agent`. Unset: the first installed line that runs on this Node, in that order.
    */
   piPackage?: string
+}
+
+const strings = (expects: string) => listOf(expects, is('a string', isString))
+
+const SANDBOX_OPTIONS: Record<keyof PiSandboxConfig, Check> = {
+  packageDir: is('the package directory (a string)', isString),
+  smokeFile: is('a module path (a string)', isString),
+  tempDir: is('a directory path (a string)', isString),
+  timeoutMs: is('a number of milliseconds', (v) => typeof v === 'number'),
+  npmCommand: strings('an array of strings, the argv that runs npm'),
+  installArgs: strings('an array of npm install arguments'),
+  env: is('an object of environment variables', isObject),
+  expect: is('an object of what the installed package must have', isObject),
+}
+
+const PLUGIN_OPTIONS: Record<keyof PiPluginOptions, Check> = {
+  ...ENVIRONMENT_OPTIONS,
+  isolate: is('a boolean', (v) => typeof v === 'boolean'),
+  piPackage: oneOf(PI_SCOPES.map((scope) => `${scope}/pi-coding-agent`)),
+  scripts: listOf('an array of package.json script names', oneOf(PROJECT_SCRIPTS)),
+  sandbox: fields('an object with the packageDir to install', SANDBOX_OPTIONS, ['packageDir']),
 }
 
 // Next to this file: .js once built, .ts when run from source.
@@ -49,12 +72,14 @@ export function piResolveAliases(): { find: RegExp; replacement: string }[] {
 const toArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value])
 
 export function pi(options: PiPluginOptions = {}): Plugin {
+  checkOptions(options, PLUGIN_OPTIONS, 'pi({ ... })')
   return {
     name: 'vitest-environment-pi',
     // The config hook runs before Vitest resolves its config, so the setup file is inlined by Vite;
     // mutating (instead of returning a partial config) puts our setup file before the user's.
     config(config) {
       const test = (config.test ??= {})
+      checkOptions(test.environmentOptions?.pi, ENVIRONMENT_OPTIONS, 'environmentOptions.pi')
       test.environment = 'pi'
       const { scripts, sandbox, isolate, piPackage, ...sessionOptions } = options
       // Workers inherit the environment: every one of them then runs the same line.

@@ -1,10 +1,12 @@
-// What createTestSession takes, and the check that runs before anything is created.
+// What createTestSession takes, and the check that runs before anything is created. Its checks are small
+// values (is, listOf, fields, …) that pi({ ... }) and the per-file options reuse with their own tables.
 import type { MockToolHandler } from '../mocks/tools.js'
 import type { MockUIOptions } from '../mocks/ui.js'
-import type { MockBlocks } from '../mocks/world.js'
+import type { MockBlocks } from '../mocks/spec/resolve.js'
 import type { MockSpec } from '../mocks/spec/types.js'
 import type { ExtensionFactory } from '../pi/index.js'
 import type { ModuleLoader } from './module-loader.js'
+import { closestName, describeReceived } from '../shared/errors.js'
 
 export interface TestSessionOptions {
   /** Extension files (resolved against `root`) or inline factories `(pi) => void`. */
@@ -36,4 +38,133 @@ export interface TestSessionOptions {
 }
 
 /** Throws a TypeError naming the option, what it takes and what it got, before any temp dir, mock or Pi object exists. */
-export function checkSessionOptions(options: unknown): asserts options is TestSessionOptions {}
+export function checkSessionOptions(options: unknown): asserts options is TestSessionOptions {
+  checkOptions(options, SESSION_OPTIONS, 'createTestSession')
+}
+
+/**
+ * What is wrong with `value` at `path` (`tools`, `mockUI.confirm`, `extensions[1]`), as the end of a
+ * message (`option "tools" must be …, got …`), or undefined when nothing is.
+ */
+export type Check = (value: unknown, path: string) => string | undefined
+
+/**
+ * Throws `where: <problem>` as a TypeError for the first problem of `options` (undefined is no options).
+ * `where` says where they came from (`pi({ ... })`, a file's docblock); a function is asked only on a problem.
+ */
+export function checkOptions(options: unknown, checks: Readonly<Record<string, Check>>, where: string | (() => string)): void {
+  if (options === undefined) return
+  const problem = isObject(options) ? fieldProblem(options, checks, '') : `options must be an object, got ${describeReceived(options)}`
+  if (problem !== undefined) throw new TypeError(`${typeof where === 'string' ? where : where()}: ${problem}`)
+}
+
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  // Not instanceof: objects from Vitest's VM context have another Object.prototype.
+  Object.prototype.toString.call(value) === '[object Object]'
+export const isString = (value: unknown): value is string => typeof value === 'string'
+const isFunction = (value: unknown) => typeof value === 'function'
+const join = (path: string, key: string) => {
+  // Single quotes: the whole path is quoted in the message.
+  if (!/^[A-Za-z_$][\w$]*$/.test(key)) return `${path}['${key.replace(/['\\]/g, '\\$&')}']`
+  return path === '' ? key : `${path}.${key}`
+}
+const mustBe = (path: string, expects: string, value: unknown) => `option "${path}" must be ${expects}, got ${describeReceived(value)}`
+
+function firstProblem<T>(entries: Iterable<T>, check: (entry: T) => string | undefined): string | undefined {
+  for (const entry of entries) {
+    const problem = check(entry)
+    if (problem !== undefined) return problem
+  }
+  return undefined
+}
+
+/** Unknown keys first (a typo explains a missing value), then each known key that is set. */
+function fieldProblem(value: Record<string, unknown>, checks: Readonly<Record<string, Check>>, path: string, required: readonly string[] = []) {
+  const known = Object.keys(checks)
+  const unknown = Object.keys(value).find((key) => !Object.hasOwn(checks, key))
+  if (unknown !== undefined) {
+    const closest = closestName(unknown, known)
+    const hint = closest === undefined ? `the options are ${[...known].sort().join(', ')}` : `did you mean "${join(path, closest)}"?`
+    return `unknown option "${join(path, unknown)}"; ${hint}`
+  }
+  return firstProblem(known, (key) => (value[key] === undefined && !required.includes(key) ? undefined : checks[key]!(value[key], join(path, key))))
+}
+
+/** A value `test` accepts, described as `expects` (`a boolean`) when it is not one. */
+export const is =
+  (expects: string, test: (value: unknown) => boolean): Check =>
+  (value, path) =>
+    test(value) ? undefined : mustBe(path, expects, value)
+
+/** One of a few strings: `"error", "warn" or "bypass"`. */
+export const oneOf = (values: readonly string[]): Check =>
+  is(values.map((v) => JSON.stringify(v)).join(', ').replace(/, ([^,]*)$/, ' or $1'), (value) => values.includes(value as string))
+
+export const listOf =
+  (expects: string, item: Check): Check =>
+  (value, path) =>
+    Array.isArray(value) ? firstProblem(value.entries(), ([index, entry]) => item(entry, `${path}[${index}]`)) : mustBe(path, expects, value)
+
+/** An object of any keys, each value checked by `entry`. */
+export const recordOf =
+  (expects: string, entry: Check): Check =>
+  (value, path) =>
+    isObject(value) ? firstProblem(Object.entries(value), ([key, v]) => entry(v, join(path, key))) : mustBe(path, expects, value)
+
+/** An object of known keys, each with its own check. */
+export const fields =
+  (expects: string, checks: Readonly<Record<string, Check>>, required: readonly string[] = []): Check =>
+  (value, path) =>
+    isObject(value) ? fieldProblem(value, checks, path, required) : mustBe(path, expects, value)
+
+// mocks/ui.ts's TIMEOUT, by its registry key: importing ui.ts would load Pi into the vitest config process.
+const isTimeout = (value: unknown) => typeof value === 'symbol' && Symbol.keyFor(value) === 'vitest-environment-pi:dialog-timeout'
+
+/** A DialogScript: an answer, TIMEOUT, a queue of those, or a function. */
+function dialog(answer: string, isAnswer: (value: unknown) => boolean): Check {
+  const isOne = (value: unknown) => isAnswer(value) || isTimeout(value)
+  const one = is(`${answer}, or TIMEOUT`, isOne)
+  return (value, path) => {
+    if (isFunction(value) || isOne(value)) return undefined
+    if (Array.isArray(value)) return firstProblem(value.entries(), ([index, entry]) => one(entry, `${path}[${index}]`))
+    return mustBe(path, `${answer}, TIMEOUT, an array of those, or a function`, value)
+  }
+}
+
+const mockUI = fields('an object of dialog answers, or false', {
+  confirm: dialog('a boolean', (v) => typeof v === 'boolean'),
+  select: dialog("an option's text or index", (v) => v === undefined || isString(v) || typeof v === 'number'),
+  input: dialog('a string', (v) => v === undefined || isString(v)),
+  editor: dialog('a string', (v) => v === undefined || isString(v)),
+  custom: () => undefined,
+  strict: is('a boolean', (v) => typeof v === 'boolean'),
+  editorText: is('a string', isString),
+})
+
+/** Checks shared by createTestSession and the per-file options of the environment. */
+export const OPTION_CHECKS = {
+  root: is('a directory path (a string)', isString),
+  mockUI: (value: unknown, path: string) => (value === false ? undefined : mockUI(value, path)),
+  tools: listOf('an array of tool names', is('a tool name (a string)', isString)),
+  flags: recordOf('an object of flag names to values', is('a boolean or a string', (v) => typeof v === 'boolean' || isString(v))),
+  systemPrompt: is('a string', isString),
+  propagateErrors: is('a boolean', (v) => typeof v === 'boolean'),
+  toolExecution: oneOf(['parallel', 'sequential']),
+  unhandled: oneOf(['error', 'warn', 'bypass']),
+} satisfies Record<string, Check>
+
+const SESSION_OPTIONS: Record<keyof TestSessionOptions, Check> = {
+  ...OPTION_CHECKS,
+  extensions: listOf(
+    'an array of extension paths and factory functions',
+    is('an extension path (a string) or a factory function (pi) => void', (v) => isString(v) || isFunction(v)),
+  ),
+  cwd: is('a directory path (a string)', isString),
+  mockTools: recordOf(
+    'an object of tool names to mocks',
+    is('a result text, a result object { content } or a handler function', (v) => isString(v) || isFunction(v) || (isObject(v) && 'content' in v)),
+  ),
+  importModule: is('a function (absolutePath) => Promise<module>', isFunction),
+  mockSpec: is('a mock spec file path (a string) or a pi.ext.mock_spec.v1 object', (v) => isString(v) || isObject(v)),
+  mocks: is('an object of mock blocks (session, http, exec, tools, ui, events, model)', isObject),
+}
