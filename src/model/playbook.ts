@@ -3,7 +3,8 @@ import type { AssistantMessage, Context, Model, ToolResultMessage } from '../pi/
 import { createMessageStream } from '../pi/index.js'
 import { assistantMessage, writeMessage } from './stream.js'
 import type { ToolResultRecord } from '../records/records.js'
-import { describeAction, type Action, type ToolCallAction, type Turn } from './script.js'
+import { asError, describeReceived, messageOf } from '../shared/errors.js'
+import { describeAction, when, type Action, type ToolCallAction, type ToolParams, type Turn } from './script.js'
 
 /** One model response: the actions that make it (a thinking block joins the action after it). */
 interface Step {
@@ -71,8 +72,13 @@ export class Playbook {
   }
 
   begin(turn: Turn): void {
-    const steps = stepsOf(turn.actions)
-    this.turn = { index: ++this.turnCount, prompt: turn.prompt, steps, next: 0, firstStep: this.served + 1 }
+    if (typeof turn !== 'object' || turn === null || Array.isArray(turn)) {
+      throw new TypeError(`run(...turns): a turn is when(prompt, [...]), got ${describeReceived(turn)}`)
+    }
+    // A turn written by hand gets the checks when() makes.
+    const { prompt, actions } = when(turn.prompt, turn.actions)
+    const steps = stepsOf(actions)
+    this.turn = { index: ++this.turnCount, prompt, steps, next: 0, firstStep: this.served + 1 }
     this.total += steps.length
     this.problem = undefined
   }
@@ -112,7 +118,7 @@ export class Playbook {
     void this.serve(context, signal).then(
       (message) => writeMessage(stream, message),
       (error: unknown) => {
-        this.problem ??= error instanceof Error ? error : new Error(String(error))
+        this.problem ??= asError(error)
         writeMessage(stream, assistantMessage(this.hooks.model, [], 'error', this.problem.message))
       },
     )
@@ -129,7 +135,7 @@ export class Playbook {
     const step = turn.steps[turn.next++]!
     this.served++
     this.lastServed = { step: stepNumber, text: describeStep(step) }
-    return this.messageFor(step, stepNumber)
+    return this.messageFor(step, stepNumber, `Turn ${turn.index}, step ${stepNumber}`)
   }
 
   private exhausted(turn: ActiveTurn | undefined, stepNumber: number): Error {
@@ -155,18 +161,18 @@ export class Playbook {
       try {
         await action.onResult(this.hooks.resultFor(message))
       } catch (error) {
-        throw new Error(`calls(${JSON.stringify(action.tool)}).then(...) threw: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+        throw new Error(`calls(${JSON.stringify(action.tool)}).then(...) threw: ${messageOf(error)}`, { cause: error })
       }
     }
   }
 
-  private messageFor(step: Step, stepNumber: number): AssistantMessage {
+  private messageFor(step: Step, stepNumber: number, where: string): AssistantMessage {
     const content: AssistantMessage['content'] = []
     let failure: string | undefined
     let callIndex = 0
     const addCall = (action: ToolCallAction) => {
       const id = `call_${stepNumber}_${++callIndex}`
-      const params = typeof action.params === 'function' ? action.params() : action.params
+      const params = typeof action.params === 'function' ? lateParams(action, action.params, where) : action.params
       content.push({ type: 'toolCall', id, name: action.tool, arguments: params })
       this.hooks.onToolCall(id, stepNumber)
       if (action.onResult) this.pendingCallbacks.set(id, action)
@@ -183,3 +189,21 @@ export class Playbook {
   }
 }
 
+
+/** A late-bound params function's result; what went wrong names the turn, the step and the call. */
+function lateParams(action: ToolCallAction, params: () => ToolParams, where: string): ToolParams {
+  const call = `calls(${JSON.stringify(action.tool)})`
+  let result: unknown
+  try {
+    result = params()
+  } catch (error) {
+    throw new Error(`${where}: the params function of ${call} threw: ${messageOf(error)}`, { cause: error })
+  }
+  if (result instanceof Promise) {
+    throw new Error(`${where}: the params function of ${call} returned a promise; it runs when the model is asked and must return the params`)
+  }
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+    throw new Error(`${where}: the params function of ${call} returned ${describeReceived(result)}, not an object of params`)
+  }
+  return result as ToolParams
+}

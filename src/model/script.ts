@@ -1,5 +1,6 @@
 // The model script: when(prompt, [...]) turns of calls / says / thinks / parallel / fails actions, plain data.
 import type { ToolResultRecord } from '../records/records.js'
+import { describeReceived } from '../shared/errors.js'
 
 export type ToolParams = Record<string, unknown>
 
@@ -41,13 +42,36 @@ export interface Turn {
 
 /** One user prompt and what the model does in answer, in order. */
 export function when(prompt: string, actions: readonly Action[] = []): Turn {
-  if (typeof prompt !== 'string') throw new TypeError(`when(prompt, actions): prompt must be a string, got ${typeof prompt}`)
-  if (!Array.isArray(actions)) throw new TypeError(`when(${JSON.stringify(prompt)}, actions): actions must be an array`)
+  if (typeof prompt !== 'string') throw new TypeError(`when(prompt, actions): prompt must be a string, got ${describeReceived(prompt)}`)
+  const call = `when(${JSON.stringify(prompt)}, actions)`
+  if (!Array.isArray(actions)) throw new TypeError(`${call}: actions must be an array, got ${describeReceived(actions)}`)
+  actions.forEach((action, index) => {
+    if (!isAction(action)) throw new TypeError(`${call}: actions[${index}] is ${notAnAction(action)}`)
+  })
   return { prompt, actions }
+}
+
+const BUILDERS = ['calls', 'says', 'thinks', 'parallel', 'fails']
+const ACTIONS = BUILDERS.map((name) => `${name}(...)`).join(', ')
+const KINDS: readonly unknown[] = ['call', 'say', 'think', 'parallel', 'fail']
+
+const isAction = (value: unknown): value is Action =>
+  typeof value === 'object' && value !== null && KINDS.includes((value as { kind?: unknown }).kind)
+
+/** `null, not an action (calls(...), …)`, with the likely fix for a bare text or an un-called builder. */
+function notAnAction(value: unknown): string {
+  const text = `${describeReceived(value)}, not an action (${ACTIONS})`
+  if (typeof value === 'string') return `${text}: a reply is says(${JSON.stringify(value)})`
+  if (typeof value === 'function' && BUILDERS.includes(value.name)) return `${text}: call it, ${value.name}(...)`
+  return text
 }
 
 /** The model calls a tool; `params` may be a function, resolved when the model is asked (late binding). */
 export function calls(tool: string, params: ToolParams | (() => ToolParams) = {}): ToolCallAction {
+  if (typeof tool !== 'string') throw new TypeError(`calls(tool, params): tool must be a tool name (a string), got ${describeReceived(tool)}`)
+  if (typeof params !== 'function' && (typeof params !== 'object' || params === null || Array.isArray(params))) {
+    throw new TypeError(`calls(${JSON.stringify(tool)}, params): params must be an object or a function that returns one, got ${describeReceived(params)}`)
+  }
   return callAction(tool, params, undefined)
 }
 
@@ -85,6 +109,9 @@ export function thinks(text: string): ThinkAction {
 /** Several tool calls in ONE model message; Pi runs them in parallel by default. */
 export function parallel(...toolCalls: ToolCallAction[]): ParallelAction {
   if (toolCalls.length === 0) throw new TypeError('parallel(...calls) needs at least one calls(...) action')
+  toolCalls.forEach((call, index) => {
+    if (!isAction(call) || call.kind !== 'call') throw new TypeError(`parallel(...calls): calls[${index}] is ${isAction(call) ? describeAction(call) : describeReceived(call)}, not a calls(...) action`)
+  })
   return { kind: 'parallel', calls: toolCalls }
 }
 
