@@ -3,7 +3,7 @@ import type { MatcherState } from 'vitest'
 import type { ExecCallRecord, HttpCallRecord } from '../src/records/records.js'
 import { describeValue, requireReceived } from './receiver.js'
 import { report } from './report.js'
-import { compact, matchesText, matchesValue, numbered, printText, type TextMatcher } from './text.js'
+import { equals, matchesText, matchesValue, numbered, printExpectedLine, type TextMatcher } from './text.js'
 
 const commandLine = (call: ExecCallRecord) => [call.command, ...call.args].join(' ')
 const describeExec = (call: ExecCallRecord) => `${commandLine(call)} → ${call.error ? 'rejected' : `code ${call.result.code}`} (${call.answeredBy})`
@@ -17,8 +17,8 @@ function matchesCommand(call: ExecCallRecord, command: string | RegExp): boolean
 
 export function toHaveExecuted(this: MatcherState, received: unknown, command: string | RegExp, args?: unknown[]) {
   const { events } = requireReceived(received, 'toHaveExecuted')
-  const pass = events.exec.some((call) => matchesCommand(call, command) && (args === undefined || this.equals(call.args, args)))
-  const what = `${printText(command)}${args === undefined ? '' : ` with args ${compact(args)}`}`
+  const pass = events.exec.some((call) => matchesCommand(call, command) && (args === undefined || equals(this, call.args, args)))
+  const what = `${printExpectedLine(this, command)}${args === undefined ? '' : ` with args ${printExpectedLine(this, args)}`}`
   return report(this, {
     matcher: 'toHaveExecuted',
     args: args === undefined ? 'command' : 'command, args',
@@ -44,7 +44,7 @@ export function toHaveFetched(this: MatcherState, received: unknown, url: TextMa
     (init?.method === undefined || call.method.toUpperCase() === init.method.toUpperCase()) &&
     (init?.headers === undefined || matchesValue(this, call.headers, lowerKeys(init.headers))) &&
     (init?.body === undefined || matchesText(this, call.body, init.body))
-  const what = `${printText(url)}${init === undefined ? '' : ` with ${compact(init)}`}`
+  const what = `${printExpectedLine(this, url)}${init === undefined ? '' : ` with ${printExpectedLine(this, init)}`}`
   return report(this, {
     matcher: 'toHaveFetched',
     args: init === undefined ? 'url' : 'url, init',

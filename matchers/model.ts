@@ -3,7 +3,7 @@ import type { MatcherState } from 'vitest'
 import { textOf } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
 import { report } from './report.js'
-import { callLine, compact, matchesText, numbered, printText, type TextMatcher } from './text.js'
+import { callLine, matchesText, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
 
 type MessageLike = { role: string; content?: unknown }
 
@@ -14,12 +14,12 @@ function messageText(message: MessageLike): string {
 }
 
 /** A message as one line: its text, or the tool calls it made. */
-function describeMessage(message: MessageLike): string {
+function describeMessage(state: MatcherState, message: MessageLike): string {
   const text = messageText(message)
   const toolCalls = Array.isArray(message.content)
     ? (message.content as { type: string; name?: string; arguments?: unknown }[]).filter((c) => c.type === 'toolCall')
     : []
-  const parts = [...(text ? [compact(text)] : []), ...toolCalls.map((c) => callLine(c.name ?? '?', c.arguments))]
+  const parts = [...(text ? [printReceivedLine(state, text)] : []), ...toolCalls.map((c) => callLine(state, c.name ?? '?', c.arguments))]
   return `${message.role}: ${parts.join(' + ') || '(empty)'}`
 }
 
@@ -30,9 +30,9 @@ export function toHaveSaid(this: MatcherState, received: unknown, text: TextMatc
     matcher: 'toHaveSaid',
     args: 'text',
     pass: said.some((s) => matchesText(this, s, text)),
-    expected: `Expected the model to say ${printText(text)}.`,
-    notExpected: `Expected the model not to say ${printText(text)}.`,
-    happened: () => (said.length === 0 ? 'The model said nothing.' : `The model said:\n${numbered(said.map((s) => compact(s)))}`),
+    expected: `Expected the model to say ${printExpectedLine(this, text)}.`,
+    notExpected: `Expected the model not to say ${printExpectedLine(this, text)}.`,
+    happened: () => (said.length === 0 ? 'The model said nothing.' : `The model said:\n${numbered(said.map((s) => printReceivedLine(this, s)))}`),
   })
 }
 
@@ -46,13 +46,13 @@ export function toHaveSentToModel(this: MatcherState, received: unknown, text: T
     matcher: 'toHaveSentToModel',
     args: 'text',
     pass: hit !== undefined,
-    expected: `Expected some model request to contain ${printText(text)}.`,
-    notExpected: `Expected no model request to contain ${printText(text)}.`,
+    expected: `Expected some model request to contain ${printExpectedLine(this, text)}.`,
+    notExpected: `Expected no model request to contain ${printExpectedLine(this, text)}.`,
     happened: () => {
       if (hit) return `Request ${requests.indexOf(hit) + 1} (step ${hit.step}) contained it.`
       if (requests.length === 0) return 'The model was never asked.'
       const last = requests.at(-1)!
-      return `The model was asked ${requests.length} time(s). The last request's messages:\n${numbered(last.messages.map((m) => describeMessage(m as MessageLike)))}`
+      return `The model was asked ${requests.length} time(s). The last request's messages:\n${numbered(last.messages.map((m) => describeMessage(this, m as MessageLike)))}`
     },
   })
 }

@@ -4,16 +4,20 @@ import { expect, type MatcherState } from 'vitest'
 /** A string matches as a substring, a RegExp by test(), anything else (asymmetric matchers too) by equality. */
 export type TextMatcher = string | RegExp
 
+/** Equality as the rest of `expect` sees it: with the testers added by expect.addEqualityTesters. */
+export function equals(state: MatcherState, actual: unknown, expected: unknown): boolean {
+  return state.equals(actual, expected, state.customTesters)
+}
+
 export function matchesText(state: MatcherState, actual: unknown, expected: unknown): boolean {
   if (typeof expected === 'string') return typeof actual === 'string' && actual.includes(expected)
   if (expected instanceof RegExp) return typeof actual === 'string' && expected.test(actual)
-  return state.equals(actual, expected)
+  return equals(state, actual, expected)
 }
 
 /** Objects match like expect.objectContaining (keys not listed are ignored); other values by equality. */
 export function matchesValue(state: MatcherState, actual: unknown, expected: unknown): boolean {
-  if (isPlainObject(expected)) return state.equals(actual, expect.objectContaining(expected))
-  return state.equals(actual, expected)
+  return equals(state, actual, isPlainObject(expected) ? expect.objectContaining(expected) : expected)
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -22,9 +26,25 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null
 }
 
-export function printText(expected: unknown): string {
-  return expected instanceof RegExp ? String(expected) : JSON.stringify(expected)
+/** A value on one line as Vitest prints it (asymmetric matchers by name, [Circular], 12n), cut to 200 characters. */
+export function oneLine(state: MatcherState, value: unknown): string {
+  let text: string
+  try {
+    text = state.utils.stringify(value, 10, { min: true })
+  } catch {
+    // A throwing getter must not turn a failure message into a crash.
+    text = '[unprintable value]'
+  }
+  // Vitest keeps a string's line breaks; a listed item stays on its line.
+  text = text.replace(/\r?\n/g, '\\n')
+  return text.length > 200 ? `${text.slice(0, 197)}...` : text
 }
+
+/** What the test asked for, in Vitest's expected colour. */
+export const printExpectedLine = (state: MatcherState, value: unknown) => state.utils.EXPECTED_COLOR(oneLine(state, value))
+
+/** What the records hold, in Vitest's received colour. */
+export const printReceivedLine = (state: MatcherState, value: unknown) => state.utils.RECEIVED_COLOR(oneLine(state, value))
 
 /** One line per item, numbered, capped so a long session does not bury the message. */
 export function numbered(lines: string[], max = 20): string {
@@ -33,11 +53,6 @@ export function numbered(lines: string[], max = 20): string {
   return shown.join('\n')
 }
 
-export function callLine(toolName: string, input: unknown, note = ''): string {
-  return `${toolName}(${compact(input)})${note}`
-}
-
-export function compact(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value)
-  return text.length > 200 ? `${text.slice(0, 197)}...` : text
+export function callLine(state: MatcherState, toolName: string, input: unknown, note = ''): string {
+  return `${toolName}(${printReceivedLine(state, input)})${note}`
 }

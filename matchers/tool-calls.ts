@@ -3,14 +3,16 @@ import type { MatcherState } from 'vitest'
 import type { SessionRecords, ToolCallRecord } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
 import { report } from './report.js'
-import { callLine, compact, matchesText, matchesValue, numbered, printText, type TextMatcher } from './text.js'
+import { callLine, equals, matchesText, matchesValue, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
 
-const describeCall = (call: ToolCallRecord) => callLine(call.toolName, call.input, call.blocked ? ` [blocked: ${call.blockReason}]` : '')
+/** `.map(describeCall(this))`: a call as one line, its block reason after it. */
+const describeCall = (state: MatcherState) => (call: ToolCallRecord) =>
+  callLine(state, call.toolName, call.input, call.blocked ? ` [blocked: ${call.blockReason}]` : '')
 
 /** Every call of the session, or a note that there was none. */
-export function allCalls(events: SessionRecords): string {
+export function allCalls(state: MatcherState, events: SessionRecords): string {
   if (events.toolCalls.length === 0) return 'No tool was called.'
-  return `Tools called (${events.toolCalls.length}):\n${numbered(events.toolCalls.map(describeCall))}`
+  return `Tools called (${events.toolCalls.length}):\n${numbered(events.toolCalls.map(describeCall(state)))}`
 }
 
 /** The call sharing the most top-level values with `params`: the one a diff explains best. */
@@ -18,7 +20,7 @@ function closestCall(state: MatcherState, calls: ToolCallRecord[], params: Recor
   let best: ToolCallRecord | undefined
   let bestScore = -1
   for (const call of calls) {
-    const score = Object.entries(params).filter(([key, value]) => state.equals(call.input[key], value)).length
+    const score = Object.entries(params).filter(([key, value]) => equals(state, call.input[key], value)).length
     if (score > bestScore) [best, bestScore] = [call, score]
   }
   return best
@@ -30,7 +32,7 @@ export function toHaveCalledTool(this: MatcherState, received: unknown, name: st
   const matching = params === undefined ? calls : calls.filter((call) => matchesValue(this, call.input, params))
   const pass = matching.length > 0
   const closest = !pass && params !== undefined ? closestCall(this, calls, params) : undefined
-  const withParams = params === undefined ? '' : ` with ${compact(params)}`
+  const withParams = params === undefined ? '' : ` with ${printExpectedLine(this, params)}`
   return report(this, {
     matcher: 'toHaveCalledTool',
     args: params === undefined ? 'name' : 'name, params',
@@ -38,9 +40,9 @@ export function toHaveCalledTool(this: MatcherState, received: unknown, name: st
     expected: `Expected ${name} to be called${withParams}.`,
     notExpected: `Expected ${name} not to be called${withParams}.`,
     happened: () => {
-      if (pass) return `It was called ${matching.length} time(s) that way:\n${numbered(matching.map(describeCall))}`
-      if (calls.length === 0) return `${name} was never called. ${allCalls(events)}`
-      return `${name} was called ${calls.length} time(s), never with matching params:\n${numbered(calls.map(describeCall))}\n\nDiff against the closest call:`
+      if (pass) return `It was called ${matching.length} time(s) that way:\n${numbered(matching.map(describeCall(this)))}`
+      if (calls.length === 0) return `${name} was never called. ${allCalls(this, events)}`
+      return `${name} was called ${calls.length} time(s), never with matching params:\n${numbered(calls.map(describeCall(this)))}\n\nDiff against the closest call:`
     },
     ...(closest ? { actual: closest.input, expectedValue: params } : {}),
   })
@@ -56,7 +58,7 @@ export function toHaveCalledToolTimes(this: MatcherState, received: unknown, nam
     expected: `Expected ${name} to be called ${times} time(s).`,
     notExpected: `Expected ${name} not to be called exactly ${times} time(s).`,
     happened: () =>
-      calls.length === 0 ? `${name} was never called. ${allCalls(events)}` : `${name} was called ${calls.length} time(s):\n${numbered(calls.map(describeCall))}`,
+      calls.length === 0 ? `${name} was never called. ${allCalls(this, events)}` : `${name} was called ${calls.length} time(s):\n${numbered(calls.map(describeCall(this)))}`,
   })
 }
 
@@ -83,7 +85,7 @@ export function toHaveBlocked(this: MatcherState, received: unknown, name: strin
   const calls = events.toolCallsFor(name)
   const blocked = calls.filter((call) => call.blocked)
   const matching = reason === undefined ? blocked : blocked.filter((call) => matchesText(this, call.blockReason, reason))
-  const because = reason === undefined ? '' : ` with a reason matching ${printText(reason)}`
+  const because = reason === undefined ? '' : ` with a reason matching ${printExpectedLine(this, reason)}`
   return report(this, {
     matcher: 'toHaveBlocked',
     args: reason === undefined ? 'name' : 'name, reason',
@@ -91,13 +93,14 @@ export function toHaveBlocked(this: MatcherState, received: unknown, name: strin
     expected: `Expected ${name} to be blocked${because}.`,
     notExpected: `Expected ${name} not to be blocked${because}.`,
     happened: () => {
-      if (calls.length === 0) return `${name} was never called. ${allCalls(events)}`
-      if (matching.length > 0) return `It was blocked ${matching.length} time(s):\n${numbered(matching.map(describeCall))}`
-      if (blocked.length > 0) return `${name} was blocked, but for other reasons:\n${numbered(blocked.map((c) => JSON.stringify(c.blockReason)))}`
+      if (calls.length === 0) return `${name} was never called. ${allCalls(this, events)}`
+      if (matching.length > 0) return `It was blocked ${matching.length} time(s):\n${numbered(matching.map(describeCall(this)))}`
+      if (blocked.length > 0) return `${name} was blocked, but for other reasons:\n${numbered(blocked.map((c) => printReceivedLine(this, c.blockReason)))}`
       const results = events.toolResultsFor(name)
       const outcome = (call: ToolCallRecord) => {
         const result = results.find((r) => r.toolCallId === call.toolCallId)
-        return result ? `${callLine(call.toolName, call.input)} → ${result.isError ? 'error: ' : ''}${compact(result.text)}` : `${callLine(call.toolName, call.input)} → (no result)`
+        const returned = result ? `${result.isError ? 'error: ' : ''}${printReceivedLine(this, result.text)}` : '(no result)'
+        return `${callLine(this, call.toolName, call.input)} → ${returned}`
       }
       return `${name} was not blocked: it ran and returned\n${numbered(calls.map(outcome))}`
     },

@@ -4,7 +4,7 @@ import type { ToolResultRecord } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
 import { report } from './report.js'
 import { allCalls } from './tool-calls.js'
-import { compact, matchesText, matchesValue, numbered } from './text.js'
+import { matchesText, matchesValue, numbered, printExpectedLine, printReceivedLine } from './text.js'
 
 export interface ExpectedToolResult {
   /** A substring, a RegExp, or an asymmetric matcher. */
@@ -14,8 +14,9 @@ export interface ExpectedToolResult {
   details?: unknown
 }
 
-const describeResult = (r: ToolResultRecord) =>
-  `${r.isError ? 'error' : 'ok'}${r.mocked ? ' (mocked)' : ''}: ${compact(r.text)}${r.details === undefined ? '' : ` details ${compact(r.details)}`}`
+/** `.map(describeResult(this))`: a result as one line, its details after it. */
+const describeResult = (state: MatcherState) => (r: ToolResultRecord) =>
+  `${r.isError ? 'error' : 'ok'}${r.mocked ? ' (mocked)' : ''}: ${printReceivedLine(state, r.text)}${r.details === undefined ? '' : ` details ${printReceivedLine(state, r.details)}`}`
 
 export function toHaveToolResult(this: MatcherState, received: unknown, name: string, expected: ExpectedToolResult) {
   const { events } = requireReceived(received, 'toHaveToolResult')
@@ -29,11 +30,11 @@ export function toHaveToolResult(this: MatcherState, received: unknown, name: st
     matcher: 'toHaveToolResult',
     args: 'name, { text, isError, details }',
     pass: matching.length > 0,
-    expected: `Expected a result of ${name} matching ${compact(expected)}.`,
-    notExpected: `Expected no result of ${name} matching ${compact(expected)}.`,
+    expected: `Expected a result of ${name} matching ${printExpectedLine(this, expected)}.`,
+    notExpected: `Expected no result of ${name} matching ${printExpectedLine(this, expected)}.`,
     happened: () =>
       results.length === 0
-        ? `${name} returned no result. ${allCalls(events)}`
-        : `${name} returned:\n${numbered((matching.length > 0 ? matching : results).map(describeResult))}`,
+        ? `${name} returned no result. ${allCalls(this, events)}`
+        : `${name} returned:\n${numbered((matching.length > 0 ? matching : results).map(describeResult(this)))}`,
   })
 }

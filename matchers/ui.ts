@@ -3,27 +3,27 @@ import type { MatcherState } from 'vitest'
 import type { UICallRecord } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
 import { report } from './report.js'
-import { compact, matchesText, numbered, printText, type TextMatcher } from './text.js'
+import { matchesText, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
 
-const describeUI = (call: UICallRecord) =>
-  `${call.method}(${call.args.map((a) => compact(a)).join(', ')})${'returnValue' in call ? ` → ${compact(call.returnValue)}` : ''}`
+const describeUI = (state: MatcherState) => (call: UICallRecord) =>
+  `${call.method}(${call.args.map((a) => printReceivedLine(state, a)).join(', ')})${'returnValue' in call ? ` → ${printReceivedLine(state, call.returnValue)}` : ''}`
 
-function listOf(calls: UICallRecord[], what: string): string {
-  return calls.length === 0 ? `There was no ${what}.` : `Calls made:\n${numbered(calls.map(describeUI))}`
+function listOf(state: MatcherState, calls: UICallRecord[], what: string): string {
+  return calls.length === 0 ? `There was no ${what}.` : `Calls made:\n${numbered(calls.map(describeUI(state)))}`
 }
 
 export function toHaveNotified(this: MatcherState, received: unknown, message: TextMatcher, level?: 'info' | 'warning' | 'error') {
   const { events } = requireReceived(received, 'toHaveNotified')
   const notes = events.uiCallsFor('notify')
   const pass = notes.some((c) => matchesText(this, c.args[0], message) && (level === undefined || c.args[1] === level))
-  const what = `a notification matching ${printText(message)}${level ? ` at level ${level}` : ''}`
+  const what = `a notification matching ${printExpectedLine(this, message)}${level ? ` at level ${level}` : ''}`
   return report(this, {
     matcher: 'toHaveNotified',
     args: level === undefined ? 'message' : 'message, level',
     pass,
     expected: `Expected ${what}.`,
     notExpected: `Expected no ${what}.`,
-    happened: () => listOf(notes, 'notification'),
+    happened: () => listOf(this, notes, 'notification'),
   })
 }
 
@@ -32,17 +32,17 @@ export type DialogMethod = (typeof DIALOGS)[number]
 
 export function toHavePrompted(this: MatcherState, received: unknown, method: DialogMethod, title?: TextMatcher) {
   const { events } = requireReceived(received, 'toHavePrompted')
-  if (!DIALOGS.includes(method)) throw new TypeError(`toHavePrompted(method): method must be one of ${DIALOGS.join(', ')}, got ${JSON.stringify(method)}`)
+  if (!DIALOGS.includes(method)) throw new TypeError(`toHavePrompted(method): method must be one of ${DIALOGS.join(', ')}, got ${this.utils.stringify(method)}`)
   const dialogs = events.ui.filter((c) => (DIALOGS as readonly string[]).includes(c.method))
   const pass = events.uiCallsFor(method).some((c) => title === undefined || matchesText(this, c.args[0], title))
-  const what = `a ${method} dialog${title === undefined ? '' : ` titled ${printText(title)}`}`
+  const what = `a ${method} dialog${title === undefined ? '' : ` titled ${printExpectedLine(this, title)}`}`
   return report(this, {
     matcher: 'toHavePrompted',
     args: title === undefined ? 'method' : 'method, title',
     pass,
     expected: `Expected ${what}.`,
     notExpected: `Expected no ${what}.`,
-    happened: () => listOf(dialogs, 'dialog'),
+    happened: () => listOf(this, dialogs, 'dialog'),
   })
 }
 
@@ -52,13 +52,13 @@ export function toHaveSetStatus(this: MatcherState, received: unknown, key: stri
   // toHaveSetStatus(key, undefined) asks for a cleared status; toHaveSetStatus(key) for any.
   const fits = (c: UICallRecord) =>
     c.args[0] === key && (text.length === 0 || (text[0] === undefined ? c.args[1] === undefined : matchesText(this, c.args[1], text[0])))
-  const what = `status "${key}" set${text.length === 0 ? '' : text[0] === undefined ? ' to cleared (undefined)' : ` to ${printText(text[0])}`}`
+  const what = `status ${printExpectedLine(this, key)} set${text.length === 0 ? '' : text[0] === undefined ? ' to cleared (undefined)' : ` to ${printExpectedLine(this, text[0])}`}`
   return report(this, {
     matcher: 'toHaveSetStatus',
     args: text.length === 0 ? 'key' : 'key, text',
     pass: statuses.some(fits),
     expected: `Expected ${what}.`,
     notExpected: `Expected no ${what}.`,
-    happened: () => listOf(statuses, 'status set'),
+    happened: () => listOf(this, statuses, 'status set'),
   })
 }
