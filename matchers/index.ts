@@ -29,8 +29,11 @@ export const piMatchers = {
 
 export type { DialogMethod, ExpectedFetch, ExpectedToolResult, TextMatcher }
 
-/** The matchers as `expect(t)` sees them; R is what each returns. */
-export interface PiMatchers<R = unknown> {
+/**
+ * The matchers as `expect(t)` sees them; R is what each returns. R defaults to `any` as Vitest's own
+ * `Matchers<T = any>` does: `expect` extends both interfaces below, which must agree member for member.
+ */
+export interface PiMatchers<R = any> {
   /** Some call of `name`; `params` match like expect.objectContaining and may hold asymmetric matchers. */
   toHaveCalledTool(name: string, params?: Record<string, unknown>): R
   toHaveCalledToolTimes(name: string, times: number): R
@@ -55,4 +58,13 @@ export interface PiMatchers<R = unknown> {
   toHaveUsedAllMocks(): R
   /** A script run or sandbox install passed; a failure shows its status and output tail or problems. */
   toHavePassed(): R
+}
+
+// Augments 'vitest', not '@vitest/expect': vitest re-exports both interfaces, and a project with only vitest
+// installed (pnpm's strict layout) cannot resolve '@vitest/expect' from this package, so the types would vanish.
+declare module 'vitest' {
+  // Types expect(t).*, expect.* and the matchers given to expect.extend.
+  interface Matchers<T = any> extends PiMatchers<T> {}
+  // expect.not.* reads this one alone.
+  interface AsymmetricMatchersContaining extends PiMatchers {}
 }

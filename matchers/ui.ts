@@ -46,7 +46,7 @@ export function toHavePrompted(this: MatcherState, received: unknown, method: Di
   })
 }
 
-export function toHaveSetStatus(this: MatcherState, received: unknown, key: string, ...text: [TextMatcher | undefined] | []) {
+export function toHaveSetStatus(this: MatcherState, received: unknown, key: string, ...text: [text?: TextMatcher]) {
   const { events } = requireReceived(received, 'toHaveSetStatus')
   const statuses = events.uiCallsFor('setStatus')
   // toHaveSetStatus(key, undefined) asks for a cleared status; toHaveSetStatus(key) for any.
