@@ -1,5 +1,6 @@
 // Catches every request made through undici, globalThis.fetch included, and answers it from a handler instead of the network.
 import { FormData as UndiciFormData, MockAgent, Response as UndiciResponse, setGlobalDispatcher, type Dispatcher } from 'undici'
+import { asError } from '../shared/errors.js'
 
 /** A caught request, as the handler sees it. */
 export interface InterceptedRequest {
@@ -65,7 +66,7 @@ export function createInterceptor(handle: InterceptHandler): { dispatcher: Dispa
     void prepare(options, handle)
       .then(({ body, answer }) => dispatch({ ...options, body, [kAnswer]: answer } as Dispatcher.DispatchOptions, handler))
       // A throw before MockAgent's own error handling would otherwise leave the request hanging.
-      .catch((error: unknown) => handler.onError?.(error instanceof Error ? error : new Error(String(error))))
+      .catch((error: unknown) => handler.onError?.(asError(error)))
     return true
   })
   return { dispatcher, agent }
@@ -97,7 +98,7 @@ async function prepare(options: Dispatcher.DispatchOptions, handle: InterceptHan
     }
     return { body, answer: await handle(request) }
   } catch (error) {
-    return { body, answer: error instanceof Error ? error : new Error(String(error)) }
+    return { body, answer: asError(error) }
   }
 }
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { messageOf } from '../../shared/errors.js'
 import type { MockSpec } from './types.js'
 import { MockSpecError, validateMockSpec, type ValidateMockSpecOptions } from './validate.js'
 
@@ -29,7 +30,7 @@ export function readJsonFile(path: string): unknown {
 
 // Node 20 only reports a character offset, which is useless in a long file, so line and column are added.
 function jsonReason(error: unknown, text: string): string {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = messageOf(error)
   const offset = /at position (\d+)/.exec(message)?.[1]
   if (offset === undefined || /\(line \d+ column \d+\)/.test(message)) return message
   const before = text.replace(/^\uFEFF/, '').slice(0, Number(offset))

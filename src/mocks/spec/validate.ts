@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module'
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
+import { messageOf } from '../../shared/errors.js'
 import type { MockSpec } from './types.js'
 
 export interface MockSpecProblem {
@@ -160,7 +161,7 @@ function checkPattern(pattern: unknown, pointer: string, problems: MockSpecProbl
     new RegExp(pattern)
   } catch (error) {
     // V8 says "Invalid regular expression: /<source>/: <reason>"; the pointer already identifies the source.
-    const message = error instanceof Error ? error.message : String(error)
+    const message = messageOf(error)
     problems.push({ pointer, message: `invalid regular expression: ${message.slice(message.lastIndexOf(': ') + 2)}` })
   }
 }
