@@ -3,6 +3,7 @@
 import { resolve } from 'node:path'
 import type { TestProject } from 'vitest/node'
 import { runProjectScript } from '../src/project/runner.js'
+import { globalSlot } from '../src/shared/global-slot.js'
 import { SandboxError, verifySandboxInstall, type SandboxResult, type SandboxSmoke } from '../src/project/sandbox.js'
 import { GLOBAL_SETUP_OPTIONS, type PiGlobalSetupOptions, type ProvidedSandbox, type ProvidedScripts } from './provided.js'
 
@@ -12,8 +13,7 @@ interface Outcome {
 }
 
 // Vitest calls the global setup for each project and the root; all of them must share one run.
-const RUNS = Symbol.for('vitest-environment-pi:global-setup')
-type Slot = { [RUNS]?: Map<string, { users: number; outcome: Promise<Outcome> }> }
+const sharedRuns = globalSlot('global-setup', () => new Map<string, { users: number; outcome: Promise<Outcome> }>())
 // Set for the scripts we start, so a script that runs this suite again does not start them again.
 const NESTED = 'VITEST_ENVIRONMENT_PI_GLOBAL_SETUP'
 
@@ -25,7 +25,7 @@ export default async function setup(project: TestProject): Promise<(() => void) 
     log('scripts and sandbox skipped: this run was started by one of them')
     return undefined
   }
-  const runs = ((globalThis as Slot)[RUNS] ??= new Map())
+  const runs = sharedRuns.get()
   const key = JSON.stringify({ root: project.config.root, options })
   let run = runs.get(key)
   if (!run) {

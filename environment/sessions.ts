@@ -1,14 +1,11 @@
 // Sessions created in a test are disposed when it ends; those created outside a test, after the file.
 import { onTestFinished } from 'vitest'
 import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
+import { globalSlot } from '../src/shared/global-slot.js'
 import { withDefaults } from './defaults.js'
 
-const FILE_SESSIONS = Symbol.for('vitest-environment-pi:file-sessions')
-type Slot = { [FILE_SESSIONS]?: Set<TestSession> }
-
-function fileSessions(): Set<TestSession> {
-  return ((globalThis as Slot)[FILE_SESSIONS] ??= new Set())
-}
+// Sessions created outside a test, disposed at the end of the file.
+const fileSessions = globalSlot('file-sessions', () => new Set<TestSession>())
 
 /** createTestSession with the file's defaults, disposed by the harness when the test (or file) ends. */
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
@@ -24,13 +21,13 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
     })
   } catch {
     // Not inside a test (a beforeAll or the module itself): keep it for the end of the file.
-    fileSessions().add(t)
+    fileSessions.get().add(t)
   }
   return t
 }
 
 export async function disposeFileSessions(): Promise<void> {
-  const sessions = [...fileSessions()]
-  fileSessions().clear()
+  const sessions = [...fileSessions.get()]
+  fileSessions.get().clear()
   await Promise.all(sessions.map((t) => t.dispose()))
 }

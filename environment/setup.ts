@@ -2,6 +2,7 @@
 // through Vite's module runner; it also registers the matchers and the snapshot serializer.
 import { afterAll, expect } from 'vitest'
 import { setModuleLoader } from '../src/session/module-loader.js'
+import { globalSlot } from '../src/shared/global-slot.js'
 import { piMatchers } from '../matchers/index.js'
 import { beginFile, sharedWorker } from './file-reset.js'
 import { freshLoader } from './module-loader.js'
@@ -12,11 +13,10 @@ setModuleLoader(freshLoader((path) => import(/* @vite-ignore */ path)))
 expect.extend(piMatchers)
 
 // A worker shared by several files (isolate: false) runs this for each of them: add the serializer once.
-const SERIALIZER = Symbol.for('vitest-environment-pi:serializer')
-const slot = globalThis as { [SERIALIZER]?: true }
-if (!slot[SERIALIZER]) {
+const serializerAdded = globalSlot<true>('serializer')
+if (!serializerAdded.get()) {
   expect.addSnapshotSerializer(piSerializer)
-  slot[SERIALIZER] = true
+  serializerAdded.set(true)
 }
 
 let endFile: (() => void) | undefined

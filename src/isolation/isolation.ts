@@ -5,6 +5,7 @@ import { syncBuiltinESMExports } from 'node:module'
 import os, { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { interceptAllHttp } from '../mocks/http-routing.js'
+import { globalSlot } from '../shared/global-slot.js'
 import { guardNetwork } from './network-guard.js'
 
 export interface Isolation {
@@ -12,8 +13,13 @@ export interface Isolation {
   agentDir: string
 }
 
-const ISOLATION = Symbol.for('vitest-environment-pi:isolation')
-type Slot = { [ISOLATION]?: { isolation: Isolation; users: number; restore: () => void } }
+interface ActiveIsolation {
+  isolation: Isolation
+  users: number
+  restore: () => void
+}
+
+const active = globalSlot<ActiveIsolation>('isolation')
 
 /** Sets variables and remembers exactly what it replaced, so that restoring puts back only that. */
 export function setEnv(values: Record<string, string>): () => void {
@@ -32,39 +38,7 @@ export function setEnv(values: Record<string, string>): () => void {
  * sessions) share it. The returned function leaves it; the last user restores the environment.
  */
 export function enterIsolation(): { isolation: Isolation; leave: () => void } {
-  const slot = globalThis as Slot
-  if (!slot[ISOLATION]) {
-    const home = mkdtempSync(join(tmpdir(), 'pi-home-'))
-    const agentDir = join(home, '.pi', 'agent')
-    mkdirSync(agentDir, { recursive: true })
-    const restoreEnv = setEnv({
-      HOME: home,
-      USERPROFILE: home,
-      XDG_CONFIG_HOME: join(home, '.config'),
-      XDG_CACHE_HOME: join(home, '.cache'),
-      XDG_DATA_HOME: join(home, '.local', 'share'),
-      PI_CODING_AGENT_DIR: agentDir,
-      PI_OFFLINE: '1',
-      PI_TELEMETRY: '0',
-      JITI_FS_CACHE: 'false',
-    })
-    const restoreHomedir = replaceHomedir(home)
-    const releaseNetwork = guardNetwork()
-    // Installed here, not per session: sessions route through it.
-    const releaseHttp = interceptAllHttp()
-    slot[ISOLATION] = {
-      isolation: { home, agentDir },
-      users: 0,
-      restore: () => {
-        releaseHttp()
-        releaseNetwork()
-        restoreHomedir()
-        restoreEnv()
-        removeHome(home, agentDir)
-      },
-    }
-  }
-  const entry = slot[ISOLATION]
+  const entry = active.get() ?? openIsolation()
   entry.users++
   let left = false
   return {
@@ -73,11 +47,46 @@ export function enterIsolation(): { isolation: Isolation; leave: () => void } {
       if (left) return
       left = true
       if (--entry.users === 0) {
-        delete slot[ISOLATION]
+        active.clear()
         entry.restore()
       }
     },
   }
+}
+
+/** Creates the temp home, points the environment at it and cuts the network; `restore` undoes all of it. */
+function openIsolation(): ActiveIsolation {
+  const home = mkdtempSync(join(tmpdir(), 'pi-home-'))
+  const agentDir = join(home, '.pi', 'agent')
+  mkdirSync(agentDir, { recursive: true })
+  const restoreEnv = setEnv({
+    HOME: home,
+    USERPROFILE: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    PI_CODING_AGENT_DIR: agentDir,
+    PI_OFFLINE: '1',
+    PI_TELEMETRY: '0',
+    JITI_FS_CACHE: 'false',
+  })
+  const restoreHomedir = replaceHomedir(home)
+  const releaseNetwork = guardNetwork()
+  // Installed here, not per session: sessions route through it.
+  const releaseHttp = interceptAllHttp()
+  const entry: ActiveIsolation = {
+    isolation: { home, agentDir },
+    users: 0,
+    restore: () => {
+      releaseHttp()
+      releaseNetwork()
+      restoreHomedir()
+      restoreEnv()
+      removeHome(home, agentDir)
+    },
+  }
+  active.set(entry)
+  return entry
 }
 
 // In worker threads os.homedir() reads the process's real environment, not the thread's copy of

@@ -1,16 +1,15 @@
 // One HTTP interceptor per isolated process; each session answers while it is the newest one alive.
+import { globalSlot } from '../shared/global-slot.js'
 import { createInterceptor, installDispatcher, type InterceptedAnswer, type InterceptedRequest, type InterceptHandler } from './http-interceptor.js'
 
-const HANDLERS = Symbol.for('vitest-environment-pi:http-handlers')
-type Slot = { [HANDLERS]?: InterceptHandler[] }
-
-const handlers = (): InterceptHandler[] => ((globalThis as Slot)[HANDLERS] ??= [])
+// The sessions answering HTTP, oldest first.
+const handlers = globalSlot<InterceptHandler[]>('http-handlers', () => [])
 
 /** Makes `handler` answer HTTP until the returned function is called. */
 export function answerHttp(handler: InterceptHandler): () => void {
-  handlers().push(handler)
+  handlers.get().push(handler)
   return () => {
-    const list = handlers()
+    const list = handlers.get()
     const at = list.lastIndexOf(handler)
     if (at >= 0) list.splice(at, 1)
   }
@@ -18,7 +17,7 @@ export function answerHttp(handler: InterceptHandler): () => void {
 
 /** Routes a caught request to the newest session; with none alive, it fails as the network is off. */
 export function routeHttp(request: InterceptedRequest): InterceptedAnswer | Promise<InterceptedAnswer> {
-  const handler = handlers().at(-1)
+  const handler = handlers.get().at(-1)
   if (handler) return handler(request)
   return Object.assign(new Error(`Network access is disabled in tests: ${request.method} ${request.url} (no test session is answering HTTP)`), {
     code: 'ENETUNREACH',

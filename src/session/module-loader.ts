@@ -1,16 +1,16 @@
 // How extension modules are imported. Under Vitest the setup file registers an import that goes
 // through Vite (exact coverage, vi.mock); src/ itself knows nothing of Vitest.
 import { pathToFileURL } from 'node:url'
+import { globalSlot } from '../shared/global-slot.js'
 
 /** Imports a module by absolute path, evaluating the module and its local imports afresh. */
 export type ModuleLoader = (absolutePath: string) => Promise<Record<string, unknown>>
 
 // On globalThis: the setup file and the test may hold different instances of this module.
-const LOADER = Symbol.for('vitest-environment-pi:module-loader')
-type LoaderSlot = { [LOADER]?: ModuleLoader }
+const registered = globalSlot<ModuleLoader>('module-loader')
 
 export function setModuleLoader(loader: ModuleLoader | undefined): void {
-  ;(globalThis as LoaderSlot)[LOADER] = loader
+  registered.set(loader)
 }
 
 let loads = 0
@@ -27,5 +27,5 @@ const nativeLoader: ModuleLoader = (absolutePath) => {
 }
 
 export function moduleLoader(override?: ModuleLoader): ModuleLoader {
-  return override ?? (globalThis as LoaderSlot)[LOADER] ?? nativeLoader
+  return override ?? registered.get() ?? nativeLoader
 }
