@@ -1,8 +1,10 @@
 // Per-file isolation done by the harness when Vitest runs several files in one worker (isolate: false):
 // Pi is imported once per worker, and what one file changes is undone before the next one starts.
-import { inject, vi, type EvaluatedModules } from 'vitest'
+import { inject, vi } from 'vitest'
 import { resetPiGlobals } from '../src/pi/index.js'
+import { globalSlot, isGlobalSlot } from '../src/shared/global-slot.js'
 import { captureCwd, captureEnv, captureGlobals, trackProcessListeners, trackTimers } from './file-state.js'
+import { forgetEvaluatedModules, isVitestGlobal, workerIsolate, type ModuleInfo } from './vitest-internals.js'
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -10,9 +12,6 @@ declare module 'vitest' {
     'pi:isolate'?: boolean
   }
 }
-
-type WorkerState = { config?: { isolate?: boolean }; evaluatedModules?: EvaluatedModules }
-const workerState = () => (globalThis as { __vitest_worker__?: WorkerState }).__vitest_worker__
 
 /** Whether this worker runs more than one file: pi({ isolate }) when given, else Vitest's resolved config (CLI included). */
 export function sharedWorker(): boolean {
@@ -22,37 +21,17 @@ export function sharedWorker(): boolean {
   } catch {
     provided = undefined
   }
-  return provided === undefined ? workerState()?.config?.isolate === false : !provided
+  return provided === undefined ? workerIsolate() === false : !provided
 }
 
 // Not the file's to undo: Vitest's worker state and coverage counters, the harness's own slots.
-function keep(key: string | symbol): boolean {
-  if (typeof key === 'string') return /^__vitest/i.test(key)
-  const name = Symbol.keyFor(key)
-  return name !== undefined && name.startsWith('vitest-environment-pi:')
-}
+const keep = (key: string | symbol) => isVitestGlobal(key) || isGlobalSlot(key)
 
-/**
- * The next file gets fresh local modules (helpers, code under test, their state); node_modules, Pi
- * included, stays evaluated. Like vi.resetModules(), minus dependencies; transformed code is kept.
- */
-function resetLocalModules(): void {
-  const modules = workerState()?.evaluatedModules
-  if (!modules?.idToModuleMap) {
-    vi.resetModules()
-    return
-  }
-  for (const node of modules.idToModuleMap.values()) {
-    if (node.id.startsWith('mock:') || `${node.file}${node.id}`.includes('/node_modules/')) continue
-    node.evaluated = false
-    node.promise = undefined
-    node.exports = undefined
-    node.importers.clear()
-  }
-}
+// node_modules, Pi included, stays evaluated: a file gets fresh local modules (helpers, code under test).
+const dependency = (module: ModuleInfo) => `${module.file}${module.id}`.includes('/node_modules/')
 
-const PENDING = Symbol.for('vitest-environment-pi:file-reset')
-type Slot = { [PENDING]?: () => void }
+// The end of the file that is still to run.
+const pendingEnd = globalSlot<() => void>('file-reset')
 
 /**
  * Starts a file: remembers env and globals, tracks the file's timers and process listeners. Returns
@@ -60,16 +39,15 @@ type Slot = { [PENDING]?: () => void }
  * end (it failed to load, so its afterAll did not run) is ended first.
  */
 export function beginFile(): () => void {
-  const slot = globalThis as Slot
-  slot[PENDING]?.()
+  pendingEnd.get()?.()
   const restoreEnv = captureEnv()
   const restoreCwd = captureCwd()
   const restoreGlobals = captureGlobals(keep)
   const clearTimers = trackTimers()
   const removeListeners = trackProcessListeners()
   const end = () => {
-    if (slot[PENDING] !== end) return
-    delete slot[PENDING]
+    if (pendingEnd.get() !== end) return
+    pendingEnd.clear()
     // Vitest's own undo first (fake timers, stubs), so what is left is exactly what the file did.
     vi.useRealTimers()
     vi.unstubAllGlobals()
@@ -80,8 +58,8 @@ export function beginFile(): () => void {
     restoreEnv()
     restoreCwd()
     resetPiGlobals()
-    resetLocalModules()
+    forgetEvaluatedModules(dependency)
   }
-  slot[PENDING] = end
+  pendingEnd.set(end)
   return end
 }

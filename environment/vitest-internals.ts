@@ -1,0 +1,71 @@
+// Every reach into Vitest's internals: the worker state it keeps on globalThis (`__vitest_worker__`: the
+// resolved config, the module runner's graph of evaluated modules) and the module nodes in that graph.
+// None of it is public API: when a Vitest release moves it, this is the file to change. Without the
+// worker state, each function falls back to what Vitest does publicly.
+import { vi, type EvaluatedModules } from 'vitest'
+
+type EvaluatedModule = NonNullable<ReturnType<EvaluatedModules['getModuleById']>>
+
+/** What a filter sees of a module: its resolved id and its file. */
+export type ModuleInfo = Pick<EvaluatedModule, 'id' | 'file'>
+
+interface WorkerState {
+  config?: { isolate?: boolean }
+  evaluatedModules?: EvaluatedModules
+}
+
+const workerState = () => (globalThis as { __vitest_worker__?: WorkerState }).__vitest_worker__
+
+/** Vitest's resolved `isolate` for this worker (config and CLI); undefined without worker state. */
+export function workerIsolate(): boolean | undefined {
+  return workerState()?.config?.isolate
+}
+
+/** Whether a global is Vitest's own (its worker state, its coverage counters), not a test file's. */
+export function isVitestGlobal(key: string | symbol): boolean {
+  return typeof key === 'string' && /^__vitest/i.test(key)
+}
+
+/**
+ * Makes the next import of `file` evaluate it again, and every module it imports (transitively)
+ * that `follow` accepts. Without the module graph, every module is reset (still fresh, slower).
+ */
+export function invalidateImportTree(file: string, follow: (module: ModuleInfo) => boolean): void {
+  const modules = workerState()?.evaluatedModules
+  if (!modules) {
+    vi.resetModules()
+    return
+  }
+  for (const node of importTree(modules, file, follow)) modules.invalidateModule(node)
+}
+
+function importTree(modules: EvaluatedModules, file: string, follow: (module: ModuleInfo) => boolean): EvaluatedModule[] {
+  const found = new Map<string, EvaluatedModule>()
+  const visit = (node: EvaluatedModule | undefined) => {
+    if (!node || found.has(node.id) || !follow(node)) return
+    found.set(node.id, node)
+    for (const id of node.imports) visit(modules.getModuleById(id))
+  }
+  for (const node of modules.getModulesByFile(file) ?? []) visit(node)
+  return [...found.values()]
+}
+
+/**
+ * Forgets the evaluation of every module but those `keep` accepts and Vitest's mocks, keeping their
+ * transformed code: vi.resetModules() with a filter. Without the module graph, every module is reset.
+ */
+export function forgetEvaluatedModules(keep: (module: ModuleInfo) => boolean): void {
+  const modules = workerState()?.evaluatedModules
+  if (!modules?.idToModuleMap) {
+    vi.resetModules()
+    return
+  }
+  for (const node of modules.idToModuleMap.values()) {
+    // `mock:` ids are the modules of vi.mock factories: Vitest's mocker owns them.
+    if (node.id.startsWith('mock:') || keep(node)) continue
+    node.evaluated = false
+    node.promise = undefined
+    node.exports = undefined
+    node.importers.clear()
+  }
+}
