@@ -1,41 +1,26 @@
 // verifySandboxInstall: the package as a user gets it (npm pack, npm install, loaded by Pi), before it is published.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, relative, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { enterIsolation } from '../isolation/isolation.js'
-import type { MockToolHandler } from '../mocks/tools.js'
-import type { MockUIOptions } from '../mocks/ui.js'
-import { loadPiPackage, piModuleLoader, type LoadedPackage } from '../pi/load-package.js'
-import type { Turn } from '../model/script.js'
-import { SessionRecords } from '../records/records.js'
+import { loadPiPackage, type LoadedPackage } from '../pi/load-package.js'
+import type { SessionRecords } from '../records/records.js'
+import { messageOf } from '../shared/errors.js'
+import { installProblems, readPackageJson } from './install-problems.js'
 import { resolveNpmCommand, runBounded, validateTimeoutMs, type BoundedRunResult } from './runner.js'
-import { createTestSession, type TestSession } from '../session/create.js'
+import { expectationProblems, runSmoke, type SandboxExpect, type SandboxSmoke } from './sandbox-checks.js'
+
+export type { SandboxExpect, SandboxSmoke } from './sandbox-checks.js'
 
 export const SANDBOX_STEPS = ['npm pack', 'npm install', 'load', 'expect', 'smoke'] as const
 export type SandboxStep = (typeof SANDBOX_STEPS)[number]
-
-export interface SandboxExpect {
-  /** How many extension files Pi loads from the package. */
-  extensions?: number
-  /** Every tool the package registers: a missing one and an unlisted one both fail. */
-  tools?: string[]
-  /** How many skills Pi finds in the package. */
-  skills?: number
-}
-
-export interface SandboxSmoke {
-  /** As createTestSession's mockTools; the package's own tools normally run for real. */
-  mockTools?: Record<string, MockToolHandler>
-  mockUI?: MockUIOptions | false
-  /** The playbook, run against the installed copy. */
-  script: Turn[]
-}
+type StepStatus = 'passed' | 'failed' | 'skipped'
 
 export interface SandboxStepEvent {
   step: SandboxStep
   phase: 'start' | 'end'
   /** Set when phase is 'end'. */
-  status?: 'passed' | 'failed' | 'skipped'
+  status?: StepStatus
   durationMs?: number
 }
 
@@ -62,14 +47,8 @@ export interface SandboxOptions {
   onStep?: (event: SandboxStepEvent) => void
 }
 
-export interface SandboxLoaded {
-  /** Extension files Pi loaded, relative to the installed package. */
-  extensions: string[]
-  tools: string[]
-  /** Skill names. */
-  skills: string[]
-  extensionErrors: { path: string; error: string }[]
-}
+/** What Pi's loader found in the installed package, paths relative to it. */
+export type SandboxLoaded = Pick<LoadedPackage, 'extensions' | 'tools' | 'skills' | 'extensionErrors'>
 
 export interface SandboxResult {
   status: 'passed' | 'failed'
@@ -80,7 +59,7 @@ export interface SandboxResult {
   loaded: SandboxLoaded
   /** What is wrong with the package, each starting with its step ("load: ...", "expect: ...", "smoke: ..."). */
   problems: string[]
-  steps: { step: SandboxStep; status: 'passed' | 'failed' | 'skipped'; durationMs: number }[]
+  steps: { step: SandboxStep; status: StepStatus; durationMs: number }[]
   /** Present when a smoke playbook was given and ran: the session's records. */
   smoke?: { events: SessionRecords }
   durationMs: number
@@ -99,17 +78,6 @@ export class SandboxError extends Error {
   }
 }
 
-interface PackageJson {
-  name?: string
-  version?: string
-  main?: string
-  exports?: unknown
-  dependencies?: Record<string, string>
-  peerDependencies?: Record<string, string>
-  optionalDependencies?: Record<string, string>
-  pi?: Record<string, unknown>
-}
-
 /**
  * Packs `packageDir`, installs the tarball into a fresh project, loads it with Pi's own package loader,
  * checks `expect`, and runs the optional smoke playbook against the installed copy. Problems with the
@@ -124,22 +92,9 @@ export async function verifySandboxInstall(options: SandboxOptions): Promise<San
   const packageName = manifest.name
   if (!packageName) throw new Error(`${join(packageDir, 'package.json')} has no "name": npm cannot pack it`)
 
-  const steps: SandboxResult['steps'] = []
+  const { steps, step } = recordSteps(options.onStep)
   const problems: string[] = []
-  const step = async <T>(name: SandboxStep, run: () => Promise<T>, statusOf: (value: T) => 'passed' | 'failed' | 'skipped' = () => 'passed') => {
-    options.onStep?.({ step: name, phase: 'start' })
-    const began = performance.now()
-    let status: 'passed' | 'failed' | 'skipped' = 'failed'
-    try {
-      const value = await run()
-      status = statusOf(value)
-      return value
-    } finally {
-      const durationMs = Math.round(performance.now() - began)
-      steps.push({ step: name, status, durationMs })
-      options.onStep?.({ step: name, phase: 'end', status, durationMs })
-    }
-  }
+  const report = (name: 'load' | 'expect' | 'smoke', found: string[]) => problems.push(...found.map((problem) => `${name}: ${problem}`))
 
   const sandbox = mkdtempSync(join(options.tempDir ?? tmpdir(), 'pi-sandbox-'))
   try {
@@ -170,39 +125,22 @@ export async function verifySandboxInstall(options: SandboxOptions): Promise<San
       return dir
     })
 
-    const loadProblems: string[] = []
+    let loadProblems: string[] = []
     const loaded = await step(
       'load',
       async () => {
         const installed = readPackageJson(installedDir)
-        const { isolation, leave } = enterIsolation()
-        let result: LoadedPackage
-        try {
-          result = await loadPiPackage(installedDir, { cwd: projectDir, agentDir: isolation.agentDir })
-        } catch (error) {
-          throw new SandboxError('load', `Pi's loader threw: ${messageOf(error)}`, undefined, { cause: error })
-        } finally {
-          leave()
-        }
-        for (const entry of missingManifestEntries(installed, installedDir)) {
-          const inSource = existsSync(join(packageDir, entry.path))
-          loadProblems.push(
-            `the pi manifest lists ${entry.kind} "${entry.path}", which is not in the installed package` +
-              (inSource ? ' (it exists in packageDir: add it to "files" in package.json)' : ''),
-          )
-        }
-        for (const error of result.extensionErrors) loadProblems.push(`${error.path}: ${explainLoadError(error.error, installed, packageDir, installedDir)}`)
-        for (const error of result.skillErrors) loadProblems.push(`skill ${error.path}: ${error.error}`)
-        loadProblems.push(...(await unresolvedExports(installed, projectDir, options.signal)))
+        const result = await loadInstalled(installedDir, projectDir)
+        loadProblems = await installProblems({ packageDir, installedDir, installed, projectDir }, result, options.signal)
         return result
       },
       () => (loadProblems.length === 0 ? 'passed' : 'failed'),
     )
-    problems.push(...loadProblems.map((problem) => `load: ${problem}`))
+    report('load', loadProblems)
 
-    const expectProblems = options.expect ? compareExpectations(options.expect, loaded) : []
+    const expectProblems = options.expect ? expectationProblems(options.expect, loaded) : []
     await step('expect', async () => expectProblems, (found) => (options.expect ? (found.length === 0 ? 'passed' : 'failed') : 'skipped'))
-    problems.push(...expectProblems.map((problem) => `expect: ${problem}`))
+    report('expect', expectProblems)
 
     let smoke: SandboxResult['smoke']
     if (options.smoke) {
@@ -218,7 +156,7 @@ export async function verifySandboxInstall(options: SandboxOptions): Promise<San
         },
         (ran) => (ran === undefined ? 'skipped' : smokeProblems.length === 0 ? 'passed' : 'failed'),
       )
-      problems.push(...smokeProblems.map((problem) => `smoke: ${problem}`))
+      report('smoke', smokeProblems)
     }
 
     return {
@@ -237,49 +175,35 @@ export async function verifySandboxInstall(options: SandboxOptions): Promise<San
   }
 }
 
-/** The playbook against the installed extensions, loaded as Pi loads them; what went wrong goes to `problems`. */
-async function runSmoke(smoke: SandboxSmoke, extensionFiles: string[], installedDir: string, problems: string[]): Promise<{ events: SessionRecords }> {
-  const { mockTools, mockUI, script } = smoke
-  const records = new SessionRecords()
-  let t: TestSession
-  try {
-    t = await createTestSession({
-      extensions: extensionFiles,
-      root: installedDir,
-      importModule: piModuleLoader(),
-      ...(mockTools ? { mockTools } : {}),
-      ...(mockUI === undefined ? {} : { mockUI }),
-    })
-  } catch (error) {
-    problems.push(`the session did not start: ${messageOf(error)}`)
-    return { events: records }
-  }
-  try {
-    await t.run(...script)
-    // A smoke passes when the tools worked, not merely when the playbook was followed.
-    for (const result of t.events.toolResults.filter((r) => r.isError)) {
-      problems.push(`tool ${result.toolName} returned an error at playbook step ${result.step}: ${result.text}`)
+/** Runs each step between its start and end events, and keeps its status and duration for the result. */
+function recordSteps(onStep: SandboxOptions['onStep']) {
+  const steps: SandboxResult['steps'] = []
+  const step = async <T>(name: SandboxStep, run: () => Promise<T>, statusOf: (value: T) => StepStatus = () => 'passed'): Promise<T> => {
+    onStep?.({ step: name, phase: 'start' })
+    const began = performance.now()
+    let status: StepStatus = 'failed'
+    try {
+      const value = await run()
+      status = statusOf(value)
+      return value
+    } finally {
+      const durationMs = Math.round(performance.now() - began)
+      steps.push({ step: name, status, durationMs })
+      onStep?.({ step: name, phase: 'end', status, durationMs })
     }
-  } catch (error) {
-    problems.push(messageOf(error))
-  } finally {
-    await t.dispose()
   }
-  return { events: t.events }
+  return { steps, step }
 }
 
-function readPackageJson(dir: string): PackageJson {
-  const file = join(dir, 'package.json')
-  let text: string
+/** The installed copy, loaded by Pi's own package loader inside the isolated home. */
+async function loadInstalled(installedDir: string, projectDir: string): Promise<LoadedPackage> {
+  const { isolation, leave } = enterIsolation()
   try {
-    text = readFileSync(file, 'utf8')
-  } catch {
-    throw new Error(`packageDir must be a directory with a package.json; ${file} cannot be read`)
-  }
-  try {
-    return JSON.parse(text) as PackageJson
+    return await loadPiPackage(installedDir, { cwd: projectDir, agentDir: isolation.agentDir })
   } catch (error) {
-    throw new Error(`${file} is not valid JSON: ${messageOf(error)}`)
+    throw new SandboxError('load', `Pi's loader threw: ${messageOf(error)}`, undefined, { cause: error })
+  } finally {
+    leave()
   }
 }
 
@@ -292,101 +216,4 @@ function npmFailure(npm: string[], args: string[], result: BoundedRunResult): st
         ? 'was cancelled'
         : `failed with exit code ${result.exitCode ?? `null (signal ${result.signal})`}`
   return `\`${command}\` ${what} in ${result.cwd}${result.outputTail ? `:\n${result.outputTail.trimEnd()}` : ' (no output)'}`
-}
-
-/** Manifest paths (not globs or patterns) that the tarball left out: Pi skips them without a word. */
-function missingManifestEntries(installed: PackageJson, installedDir: string): { kind: string; path: string }[] {
-  const missing: { kind: string; path: string }[] = []
-  const kinds: Record<string, string> = { extensions: 'extension', skills: 'skill', prompts: 'prompt', themes: 'theme' }
-  for (const [key, kind] of Object.entries(kinds)) {
-    const entries = installed.pi?.[key]
-    if (!Array.isArray(entries)) continue
-    for (const entry of entries) {
-      if (typeof entry !== 'string' || /[*?[{]/.test(entry) || /^[!+-]/.test(entry)) continue
-      if (!existsSync(resolve(installedDir, entry))) missing.push({ kind, path: relative(installedDir, resolve(installedDir, entry)) })
-    }
-  }
-  return missing
-}
-
-/** Pi's message, first line only, with the likely cause when a module is missing from the install. */
-function explainLoadError(error: string, installed: PackageJson, packageDir: string, installedDir: string): string {
-  const [first = error] = error.split('\n')
-  const missing = /Cannot find (?:module|package) '([^']+)'/.exec(first)?.[1]
-  if (!missing) return first
-  if (missing.startsWith('.')) {
-    // Node names the importing file first in the require stack.
-    const importer = /Require stack:\n- (.+)/.exec(error)?.[1]
-    if (!importer) return first
-    const inPackage = relative(installedDir, resolve(dirname(importer), missing))
-    const candidates = [inPackage, `${inPackage}.js`, `${inPackage}.ts`]
-    const inSource = candidates.find((candidate) => existsSync(join(packageDir, candidate)))
-    return inSource ? `${first} (${inSource} exists in packageDir but is not in the tarball: add it to "files" in package.json)` : first
-  }
-  const name = missing.startsWith('@') ? missing.split('/').slice(0, 2).join('/') : missing.split('/')[0]!
-  const declared = { ...installed.dependencies, ...installed.optionalDependencies, ...installed.peerDependencies }
-  return Object.hasOwn(declared, name) ? first : `${first} ("${name}" is not in the package's dependencies)`
-}
-
-/** Every path `exports` (or `main`) promises, resolved from a consumer project as Node resolves it. */
-async function unresolvedExports(installed: PackageJson, projectDir: string, signal: AbortSignal | undefined): Promise<string[]> {
-  const name = installed.name!
-  const specifiers = exportedSpecifiers(installed)
-  if (specifiers.length === 0) return []
-  const script = [
-    "import { existsSync } from 'node:fs'",
-    "import { fileURLToPath } from 'node:url'",
-    `for (const specifier of ${JSON.stringify(specifiers)}) {`,
-    '  let problem',
-    '  try {',
-    '    const url = import.meta.resolve(specifier)',
-    "    if (url.startsWith('file:') && !existsSync(fileURLToPath(url))) problem = `resolves to ${fileURLToPath(url)}, which is not in the installed package`",
-    '  } catch (error) {',
-    '    problem = `does not resolve: ${error.message}`',
-    '  }',
-    '  if (problem) console.log(JSON.stringify({ specifier, problem }))',
-    '}',
-  ].join('\n')
-  const result = await runBounded({ command: process.execPath, args: ['--input-type=module', '-e', script], cwd: projectDir, timeoutMs: 30_000, signal })
-  if (result.status !== 'passed') return [`resolving the exports of ${name} failed (${result.status}):\n${result.outputTail}`]
-  return result.outputTail
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { specifier: string; problem: string })
-    .map(({ specifier, problem }) => `import "${specifier}" from a project that installed it ${problem.replace(` imported from ${projectDir}/[eval1]`, '')}`)
-}
-
-function exportedSpecifiers(installed: PackageJson): string[] {
-  const name = installed.name!
-  const { exports } = installed
-  if (exports === undefined || exports === null) return installed.main ? [name] : []
-  if (typeof exports === 'string' || Array.isArray(exports)) return [name]
-  const keys = Object.keys(exports as object)
-  // An object of conditions ("import", "default", ...) describes the root entry only.
-  if (!keys.some((key) => key.startsWith('.'))) return [name]
-  return keys
-    .filter((key) => key.startsWith('.') && !key.includes('*') && key !== './package.json' && (exports as Record<string, unknown>)[key] !== null)
-    .map((key) => (key === '.' ? name : `${name}/${key.slice(2)}`))
-}
-
-function compareExpectations(expected: SandboxExpect, loaded: LoadedPackage): string[] {
-  const problems: string[] = []
-  const list = (items: string[]) => (items.length ? items.join(', ') : 'none')
-  if (expected.extensions !== undefined && loaded.extensions.length !== expected.extensions) {
-    problems.push(`expected ${expected.extensions} extension(s), Pi loaded ${loaded.extensions.length}: ${list(loaded.extensions)}`)
-  }
-  if (expected.tools !== undefined) {
-    const missing = expected.tools.filter((tool) => !loaded.tools.includes(tool))
-    const unlisted = loaded.tools.filter((tool) => !expected.tools!.includes(tool))
-    if (missing.length) problems.push(`expected tool(s) not registered: ${missing.join(', ')} (registered: ${list(loaded.tools)})`)
-    if (unlisted.length) problems.push(`registered tool(s) that expect.tools does not list: ${unlisted.join(', ')} (list every tool the package ships)`)
-  }
-  if (expected.skills !== undefined && loaded.skills.length !== expected.skills) {
-    problems.push(`expected ${expected.skills} skill(s), Pi found ${loaded.skills.length}: ${list(loaded.skills)}`)
-  }
-  return problems
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
