@@ -2,8 +2,7 @@
 // way Pi's loader does, so a sandbox sees what a user of the package would see.
 import { createRequire } from 'node:module'
 import { isAbsolute, join, relative } from 'node:path'
-import type { ModuleLoader } from '../session/module-loader.js'
-import { PI_LINE, PiResourceLoader, PiSettings } from './index.js'
+import { DISCOVER_NOTHING, PI_LINE, PiResourceLoader, PiSettings } from './running-line.js'
 import { PI_CORE_ENTRIES, PI_SCOPES, piLineAliases } from './line.js'
 
 export interface LoadedPackage {
@@ -32,11 +31,7 @@ export async function loadPiPackage(packageDir: string, options: { cwd: string; 
     settingsManager: PiSettings.inMemory(),
     // A local directory source, as `pi -e <dir>` passes it: Pi reads the manifest and loads what it names.
     additionalExtensionPaths: [packageDir],
-    noExtensions: true,
-    noSkills: true,
-    noPromptTemplates: true,
-    noThemes: true,
-    noContextFiles: true,
+    ...DISCOVER_NOTHING,
   })
   await loader.reload()
   const shown = (path: string) => (path.startsWith(packageDir) ? relative(packageDir, path) : path)
@@ -68,10 +63,11 @@ interface Jiti {
 type CreateJiti = (id: string, options?: { moduleCache?: boolean; alias?: Record<string, string> }) => Jiti
 
 /**
- * A module loader that imports as Pi's extension loader does: through Pi's own jiti (TypeScript and
- * JavaScript alike), each import fresh, with Pi's core packages answered by the host's Pi.
+ * A module loader (createTestSession's `importModule`) that imports as Pi's extension loader does: through
+ * Pi's own jiti (TypeScript and JavaScript alike), each import fresh, with Pi's core packages answered by
+ * the host's Pi.
  */
-export function piModuleLoader(): ModuleLoader {
+export function piModuleLoader(): (absolutePath: string) => Promise<Record<string, unknown>> {
   const packageJson = join(PI_LINE.packageDir, 'package.json')
   const createJiti = createRequire(packageJson)('jiti') as CreateJiti
   const resolver = createJiti(packageJson)

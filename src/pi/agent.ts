@@ -1,0 +1,63 @@
+// The session's agent loop: the scripted model in place of a provider, the stream it answers with, the
+// `tool_call` decisions made before each tool runs, and the moment the loop has settled.
+import type { AgentSession } from '@mariozechner/pi-coding-agent'
+import type { AssistantMessageEventStream } from '@mariozechner/pi-ai'
+import { messageOf } from '../shared/errors.js'
+import type { ScriptedModel } from './adapter.js'
+import { adapter } from './running-line.js'
+
+export function replaceModel(session: AgentSession, model: ScriptedModel): void {
+  adapter.replaceModel(session, model)
+}
+
+export function createMessageStream(): AssistantMessageEventStream {
+  return adapter.exports.createAssistantMessageEventStream()
+}
+
+export interface ToolCallDecision {
+  toolCallId: string
+  toolName: string
+  blocked: boolean
+  reason?: string
+}
+
+/**
+ * Watches the decision of the `tool_call` hook Pi installs on the agent: a block is known from the hook,
+ * never guessed from result text. A throwing handler blocks (Pi fails closed), so it is recorded as a block.
+ */
+export function watchToolCallDecisions(session: AgentSession, onDecision: (d: ToolCallDecision) => void): void {
+  const installed = session.agent.beforeToolCall
+  session.agent.beforeToolCall = async (context, signal) => {
+    const { id: toolCallId, name: toolName } = context.toolCall
+    try {
+      const result = installed ? await installed(context, signal) : undefined
+      if (result?.block) onDecision({ toolCallId, toolName, blocked: true, reason: result.reason ?? 'Tool execution was blocked' })
+      else onDecision({ toolCallId, toolName, blocked: false })
+      return result
+    } catch (error) {
+      onDecision({ toolCallId, toolName, blocked: true, reason: messageOf(error) })
+      throw error
+    }
+  }
+}
+
+/** Runs until the agent is idle and every event it emitted has reached the session's subscribers. */
+export function trackSettling(session: AgentSession): () => Promise<void> {
+  let emitted = 0
+  let delivered = 0
+  session.agent.subscribe((event) => {
+    if (event.type === 'agent_end') emitted++
+  })
+  session.subscribe((event) => {
+    if (event.type === 'agent_end') delivered++
+  })
+  return async () => {
+    for (;;) {
+      await session.agent.waitForIdle()
+      // Extension handlers run on Pi's event queue; a turn they trigger starts after a macrotask at most.
+      await new Promise((resolve) => setImmediate(resolve))
+      if (!session.isStreaming && emitted === delivered) return
+      await new Promise((resolve) => setTimeout(resolve, 1))
+    }
+  }
+}

@@ -1,0 +1,120 @@
+// A real AgentSession for a test: every manager in memory, nothing discovered from disk, the extensions
+// handed to Pi's loader as factories, and the model a scripted one that is never contacted.
+import type { AgentSession, DefaultResourceLoader, ExtensionFactory, SessionManager, ToolDefinition } from '@mariozechner/pi-coding-agent'
+import type { Model } from '@mariozechner/pi-ai'
+import { adapter, DISCOVER_NOTHING, PiResourceLoader, PiSettings } from './running-line.js'
+
+const { createAgentSession, SessionManager: Sessions, createSyntheticSourceInfo } = adapter.exports
+
+const SCRIPTED_PROVIDER = 'vitest-environment-pi'
+
+/** The model a scripted session reports; it is never contacted (the stream function replaces it). */
+export const SCRIPTED_MODEL: Model<string> = {
+  id: 'scripted',
+  name: 'Scripted model',
+  api: 'scripted',
+  provider: SCRIPTED_PROVIDER,
+  baseUrl: 'http://127.0.0.1:9',
+  reasoning: false,
+  input: ['text', 'image'],
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+  contextWindow: 200_000,
+  maxTokens: 16_384,
+}
+
+export interface PiSessionOptions {
+  cwd: string
+  agentDir: string
+  /** Factories handed to Pi's loader, each with the path it came from (for errors and sourceInfo). */
+  extensions: { factory: ExtensionFactory; path: string }[]
+  /** SDK tools, given the names the extensions registered (an SDK tool would replace theirs). */
+  customToolsFor: (extensionTools: ReadonlySet<string>) => ToolDefinition[]
+  tools?: string[]
+  systemPrompt?: string
+  /** The model the session reports (never contacted); defaults to SCRIPTED_MODEL. */
+  model?: Model<string>
+  thinkingLevel?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh'
+  /** What the model registry lists, instead of Pi's built-in catalog. */
+  availableModels?: Model<string>[]
+  /** Pre-seeds the session's entries before Pi restores its transcript from them. */
+  seed?: (manager: SessionManager) => void
+  /** Extension flag values, as `pi --name value` sets them; each must be registered by an extension. */
+  flags?: Record<string, boolean | string>
+}
+
+export interface PiSessionResult {
+  session: AgentSession
+  loadErrors: { path: string; error: string }[]
+  extensionTools: ReadonlySet<string>
+}
+
+// Pi's default active set; SDK tools would otherwise all start active.
+const DEFAULT_ACTIVE_TOOLS = ['read', 'bash', 'edit', 'write']
+
+/** A real AgentSession with every manager in memory and nothing discovered from disk. */
+export async function createPiSession(options: PiSessionOptions): Promise<PiSessionResult> {
+  const model = options.model ?? SCRIPTED_MODEL
+  const settingsManager = PiSettings.inMemory({ compaction: { enabled: false }, retry: { enabled: false } })
+  const modelServices = await adapter.modelServices(model, options.availableModels)
+  const sessionManager = Sessions.inMemory(options.cwd)
+  options.seed?.(sessionManager)
+  const paths = options.extensions.map((e) => e.path)
+  const resourceLoader = new PiResourceLoader({
+    cwd: options.cwd,
+    agentDir: options.agentDir,
+    settingsManager,
+    extensionFactories: options.extensions.map((e) => e.factory),
+    // Inline factories are named <inline:N> by Pi; give them back the file they came from.
+    extensionsOverride: (base) => {
+      base.extensions.forEach((extension, index) => renameExtension(extension, paths[index]))
+      base.errors.forEach((error) => {
+        const index = Number(/^<inline:(\d+)>$/.exec(error.path)?.[1]) - 1
+        if (paths[index] !== undefined) error.path = paths[index]
+      })
+      return base
+    },
+    ...DISCOVER_NOTHING,
+    ...(options.systemPrompt === undefined ? {} : { systemPromptOverride: () => options.systemPrompt }),
+  })
+  await resourceLoader.reload()
+  const loaded = resourceLoader.getExtensions()
+  const loadErrors = loaded.errors.map((e) => ({ path: e.path, error: e.error }))
+  const extensionTools = new Set(loaded.extensions.flatMap((extension) => [...extension.tools.keys()]))
+  if (options.flags && loadErrors.length === 0) setFlags(loaded, options.flags)
+  const { session } = await createAgentSession({
+    cwd: options.cwd,
+    agentDir: options.agentDir,
+    model,
+    thinkingLevel: options.thinkingLevel ?? 'off',
+    ...modelServices,
+    settingsManager,
+    resourceLoader,
+    sessionManager,
+    customTools: options.customToolsFor(extensionTools),
+    ...(options.tools ? { tools: options.tools } : {}),
+  })
+  if (!options.tools) session.setActiveToolsByName([...new Set([...DEFAULT_ACTIVE_TOOLS, ...extensionTools])])
+  return { session, loadErrors, extensionTools }
+}
+
+// Set after loading, as Pi's CLI does, so that a value wins over the flag's registered default.
+function setFlags(loaded: ReturnType<DefaultResourceLoader['getExtensions']>, flags: Record<string, boolean | string>): void {
+  const registered = new Set(loaded.extensions.flatMap((extension) => [...extension.flags.keys()]))
+  const unknown = Object.keys(flags).filter((name) => !registered.has(name))
+  if (unknown.length > 0) {
+    throw new Error(`flags names no registered flag: ${unknown.join(', ')}. Registered flags: ${[...registered].sort().join(', ') || 'none'}`)
+  }
+  for (const [name, value] of Object.entries(flags)) loaded.runtime.flagValues.set(name, value)
+}
+
+type LoadedExtension = ReturnType<DefaultResourceLoader['getExtensions']>['extensions'][number]
+
+function renameExtension(extension: LoadedExtension, path: string | undefined): void {
+  if (path === undefined || path.startsWith('<')) return
+  const baseDir = path.slice(0, path.lastIndexOf('/')) || '/'
+  extension.path = path
+  extension.resolvedPath = path
+  extension.sourceInfo = createSyntheticSourceInfo(path, { source: 'local', baseDir })
+  for (const tool of extension.tools.values()) tool.sourceInfo = extension.sourceInfo
+  for (const command of extension.commands.values()) command.sourceInfo = extension.sourceInfo
+}
