@@ -53,37 +53,37 @@ describe('a consumer project with plugins: [pi()]', () => {
     expect(Object.keys(failures)).toHaveLength(18)
     expect(failures['toHaveCalledTool with params that never matched']).toContain(
       [
-        'Expected bash to be called with {"command":"git stash"}.',
+        'Expected bash to be called with {"command": "git stash"}.',
         '',
         'bash was called 3 time(s), never with matching params:',
-        '  1. bash({"command":"ls"})',
-        '  2. bash({"command":"git status","timeout":10})',
-        '  3. bash({"command":"rm -rf /"}) [blocked: rm -rf is not allowed]',
+        '  1. bash({"command": "ls"})',
+        '  2. bash({"command": "git status", "timeout": 10})',
+        '  3. bash({"command": "rm -rf /"}) [blocked: rm -rf is not allowed]',
         '',
         'Diff against the closest call:',
       ].join('\n'),
     )
     expect(failures['toHaveCalledTool of a tool never called']).toContain(
-      'edit was never called. Tools called (4):\n  1. bash({"command":"ls"})\n  2. bash({"command":"git status","timeout":10})\n  3. write({"path":"out.txt","content":"hello"})',
+      'edit was never called. Tools called (4):\n  1. bash({"command": "ls"})\n  2. bash({"command": "git status", "timeout": 10})\n  3. write({"content": "hello", "path": "out.txt"})',
     )
     expect(failures['not.toHaveCalledTool of a tool that was called']).toContain(
-      'Expected write not to be called.\n\nIt was called 1 time(s) that way:\n  1. write({"path":"out.txt","content":"hello"})',
+      'Expected write not to be called.\n\nIt was called 1 time(s) that way:\n  1. write({"content": "hello", "path": "out.txt"})',
     )
     expect(failures['toHaveCalledToolTimes']).toContain('Expected bash to be called 2 time(s).\n\nbash was called 3 time(s):')
     expect(failures['toHaveCalledToolsInOrder']).toContain(
       'Only write → bash matched in order; missing from there: write.\nCall sequence: bash → bash → write → bash',
     )
     expect(failures['toHaveBlocked of a tool that ran']).toContain(
-      'Expected write to be blocked.\n\nwrite was not blocked: it ran and returned\n  1. write({"path":"out.txt","content":"hello"}) → "written"',
+      'Expected write to be blocked.\n\nwrite was not blocked: it ran and returned\n  1. write({"content": "hello", "path": "out.txt"}) → "written"',
     )
     expect(failures['toHaveBlocked with another reason']).toContain(
       'Expected bash to be blocked with a reason matching "sudo".\n\nbash was blocked, but for other reasons:\n  1. "rm -rf is not allowed"',
     )
     expect(failures['not.toHaveBlocked of a blocked tool']).toContain(
-      'Expected bash not to be blocked.\n\nIt was blocked 1 time(s):\n  1. bash({"command":"rm -rf /"}) [blocked: rm -rf is not allowed]',
+      'Expected bash not to be blocked.\n\nIt was blocked 1 time(s):\n  1. bash({"command": "rm -rf /"}) [blocked: rm -rf is not allowed]',
     )
     expect(failures['toHaveToolResult']).toContain(
-      'Expected a result of write matching {"text":"failed","isError":true}.\n\nwrite returned:\n  1. ok (mocked): "written"',
+      'Expected a result of write matching {"isError": true, "text": "failed"}.\n\nwrite returned:\n  1. ok (mocked): "written"',
     )
     expect(failures['toHaveNotified']).toContain(
       'Expected a notification matching "all clear".\n\nCalls made:\n  1. notify("dangerous command blocked", "warning")',
@@ -98,7 +98,7 @@ describe('a consumer project with plugins: [pi()]', () => {
         "The model was asked 5 time(s). The last request's messages:",
         '  1. user: "work"',
         '  2. user: "The guard extension is active."',
-        '  3. assistant: bash({"command":"ls"})',
+        '  3. assistant: bash({"command": "ls"})',
         '  4. toolResult: "ran ls"',
       ].join('\n'),
     )
