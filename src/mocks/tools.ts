@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { ToolDefinition } from '../pi/index.js'
 import type { ToolParams } from '../model/script.js'
 import type { ToolContent } from '../records/records.js'
+import { describeValue } from '../shared/errors.js'
 import { MockRules, type PendingRule } from './rules.js'
 import type { ToolInvocationRule, ToolsMock } from './spec/types.js'
 
@@ -39,7 +40,7 @@ async function answer(handler: MockToolHandler, params: ToolParams, call: MockTo
   const value = typeof handler === 'function' ? await handler(params, call) : handler
   const result: MockToolResult = typeof value === 'string' ? { content: [{ type: 'text', text: value }] } : value
   if (!result || !Array.isArray(result.content)) {
-    throw new TypeError(`mock result must be a string or { content: [...] }, got ${JSON.stringify(value)}`)
+    throw new TypeError(`mock result must be a string or { content: [...] }, got ${describeValue(value)}`)
   }
   if (result.isError) {
     throw new MockedToolError(result.content.map((block) => ('text' in block ? block.text : '')).join('\n'))
@@ -84,7 +85,7 @@ export function invocationMocks(
       if (!lookup.hit) {
         const tried = lookup.misses.filter((miss) => tools!.invocations![miss.index]!.name === name)
         const error = new Error(
-          `Unhandled tool call ${name}(${JSON.stringify(params)}): no tools.invocations rule answered. Tried:\n` +
+          `Unhandled tool call ${name}(${describeValue(params)}): no tools.invocations rule answered. Tried:\n` +
             rules.explain(tried).map((line) => `  ${line}`).join('\n'),
         )
         onUnhandled(error)

@@ -1,6 +1,6 @@
 // The model script: when(prompt, [...]) turns of calls / says / thinks / parallel / fails actions, plain data.
 import type { ToolResultRecord } from '../records/records.js'
-import { describeReceived } from '../shared/errors.js'
+import { describeReceived, describeValue } from '../shared/errors.js'
 
 export type ToolParams = Record<string, unknown>
 
@@ -123,7 +123,7 @@ export function fails(message: string): FailAction {
 export function describeAction(action: Action): string {
   switch (action.kind) {
     case 'call':
-      return `calls(${JSON.stringify(action.tool)}, ${typeof action.params === 'function' ? '() => {...}' : JSON.stringify(action.params)})`
+      return `calls(${JSON.stringify(action.tool)}, ${typeof action.params === 'function' ? '() => {...}' : describeValue(action.params)})`
     case 'say':
       return `says(${JSON.stringify(action.text)})`
     case 'think':
