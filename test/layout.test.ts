@@ -1,0 +1,52 @@
+// The tree reads as the data flow: each folder of src/ imports only the stages below it, src/ never
+// imports Vitest, and no module grows past what a reader holds in their head.
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { expect, it } from 'vitest'
+
+const ROOT = resolve(import.meta.dirname, '..')
+// Lowest first: a folder may import its own files and the folders before it.
+const STAGES = ['shared', 'pi', 'records', 'model', 'mocks', 'isolation', 'session', 'project'] as const
+
+function sources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => join(dir, file))
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8')
+  return [...text.matchAll(/^(?:import|export)\b[^'"]*?\bfrom\s+'([^']+)'|^import\s+'([^']+)'/gm)].map((m) => (m[1] ?? m[2])!)
+}
+
+const stageOf = (file: string) => relative(join(ROOT, 'src'), resolve(ROOT, file)).split('/')[0]!
+
+it('each stage of src/ imports only the stages below it', () => {
+  const upward: string[] = []
+  for (const file of sources('src')) {
+    const from = STAGES.indexOf(stageOf(file) as never)
+    for (const specifier of importsOf(file).filter((s) => s.startsWith('.'))) {
+      const target = relative(ROOT, resolve(ROOT, dirname(file), specifier))
+      const to = STAGES.indexOf(stageOf(target) as never)
+      // src/index.ts (the public surface) sits above every stage.
+      if (from !== -1 && (to === -1 || to > from)) upward.push(`${file} -> ${target}`)
+    }
+  }
+  expect(upward).toEqual([])
+})
+
+it('src/ knows nothing of Vitest, and environment/ alone reaches into its internals', () => {
+  const vitestImports = sources('src').filter((file) => importsOf(file).some((s) => s === 'vitest' || s.startsWith('vitest/') || s.startsWith('@vitest/')))
+  expect(vitestImports).toEqual([])
+  const internals = [...sources('src'), ...sources('environment'), ...sources('matchers')].filter((file) =>
+    /__vitest_worker__|evaluatedModules|invalidateModule/.test(readFileSync(join(ROOT, file), 'utf8')),
+  )
+  expect(internals).toEqual(['environment/vitest-internals.ts'])
+})
+
+it('no module of src/, environment/ or matchers/ is over 300 lines', () => {
+  const long = [...sources('src'), ...sources('environment'), ...sources('matchers')]
+    .map((file) => [file, readFileSync(join(ROOT, file), 'utf8').split('\n').length - 1] as const)
+    .filter(([, lines]) => lines > 300)
+  expect(long).toEqual([])
+})
