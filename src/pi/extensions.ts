@@ -29,13 +29,9 @@ function keepHeadless(session: AgentSession): void {
   }
 }
 
-/** Fires `session_shutdown` (Pi's dispose does not) and releases the session. */
-export async function shutdownSession(session: AgentSession): Promise<void> {
-  try {
-    await session.extensionRunner.emit({ type: 'session_shutdown', reason: 'quit' })
-  } finally {
-    session.dispose()
-  }
+/** Fires `session_shutdown` as Pi does when it quits (Pi's dispose does not fire it). */
+export async function emitShutdown(session: AgentSession): Promise<void> {
+  await session.extensionRunner.emit({ type: 'session_shutdown', reason: 'quit' })
 }
 
 /** Fires one extension event through Pi's runner and returns what the handlers returned. */

@@ -44,4 +44,4 @@ export {
 } from './running-line.js'
 export { SCRIPTED_MODEL, createPiSession, type PiSessionOptions, type PiSessionResult } from './session.js'
 export { replaceModel, createMessageStream, watchToolCallDecisions, trackSettling, type ToolCallDecision } from './agent.js'
-export { bindSession, shutdownSession, emitExtensionEvent, type UIBinding } from './extensions.js'
+export { bindSession, emitShutdown, emitExtensionEvent, type UIBinding } from './extensions.js'

@@ -8,7 +8,7 @@ import { fireSequence } from '../mocks/events.js'
 import { openMocks, type SessionMocks } from '../mocks/open.js'
 import { seedSession } from '../mocks/session-state.js'
 import { Playbook } from '../model/playbook.js'
-import { bindSession, createPiSession, emitExtensionEvent, replaceModel, trackSettling, type AgentSession, type Model } from '../pi/index.js'
+import { bindSession, createPiSession, emitExtensionEvent, emitShutdown, replaceModel, trackSettling, type AgentSession, type Model } from '../pi/index.js'
 import { Recorder } from '../records/recorder.js'
 import { SessionRecords } from '../records/records.js'
 import { DisposerStack } from './disposer.js'
@@ -127,6 +127,6 @@ async function bindExtensions(
       if (plan.propagateErrors) problems.report(new Error(`Extension ${error.extensionPath} threw in its "${error.event}" handler: ${error.error}`))
     },
   })
-  stack.defer(() => emitExtensionEvent(pi, 'session_shutdown', { reason: 'quit' }))
+  stack.defer(() => emitShutdown(pi))
   stack.defer(() => pi.abort())
 }
