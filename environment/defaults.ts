@@ -1,9 +1,10 @@
 // Per-file session defaults: the config's environmentOptions.pi with the file's docblock over them.
 import { readFileSync } from 'node:fs'
 import { relative } from 'node:path'
-import { expect, inject } from 'vitest'
+import { expect } from 'vitest'
 import type { TestSessionOptions } from '../src/session/create.js'
 import type { MockUIOptions } from '../src/mocks/ui.js'
+import { injected } from './provided.js'
 import { checkOptions, is, isString, listOf, OPTION_CHECKS, recordOf, type Check } from '../src/session/options.js'
 
 /** The session options that can be written in a config or a docblock (plain data, no functions). */
@@ -43,12 +44,7 @@ export function setFileDefaults(target: object, options: PiEnvironmentOptions | 
  * call's over both. The file's are checked here, where the test file is known.
  */
 export function withDefaults(options: TestSessionOptions): TestSessionOptions {
-  let config: PiEnvironmentOptions | undefined
-  try {
-    config = inject('pi:defaults')
-  } catch {
-    config = undefined
-  }
+  const config = injected('pi:defaults')
   const file = (globalThis as Slot)[FILE_DEFAULTS]
   checkOptions(file, ENVIRONMENT_OPTIONS, fileOptionsSource)
   return { ...config, ...file, ...options }

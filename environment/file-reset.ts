@@ -1,7 +1,8 @@
 // Per-file isolation done by the harness when Vitest runs several files in one worker (isolate: false):
 // Pi is imported once per worker, and what one file changes is undone before the next one starts.
-import { inject, vi } from 'vitest'
+import { vi } from 'vitest'
 import { resetPiGlobals } from '../src/pi/index.js'
+import { injected } from './provided.js'
 import { globalSlot, isGlobalSlot } from '../src/shared/global-slot.js'
 import { captureCwd, captureEnv, captureGlobals, trackProcessListeners, trackTimers } from './file-state.js'
 import { forgetEvaluatedModules, isVitestGlobal, workerIsolate, type ModuleInfo } from './vitest-internals.js'
@@ -15,12 +16,7 @@ declare module 'vitest' {
 
 /** Whether this worker runs more than one file: pi({ isolate }) when given, else Vitest's resolved config (CLI included). */
 export function sharedWorker(): boolean {
-  let provided: boolean | undefined
-  try {
-    provided = inject('pi:isolate')
-  } catch {
-    provided = undefined
-  }
+  const provided = injected('pi:isolate')
   return provided === undefined ? workerIsolate() === false : !provided
 }
 

@@ -1,5 +1,4 @@
 // vitest-environment-pi: the Environment (default export), the harness and the matchers' types.
-import type { PiMatchers } from '../matchers/index.js'
 import type { PiEnvironmentOptions } from './defaults.js'
 import { environment } from './environment.js'
 
@@ -52,8 +51,6 @@ export {
 } from '../src/index.js'
 
 declare module 'vitest' {
-  interface Assertion<T = any> extends PiMatchers<T> {}
-  interface AsymmetricMatchersContaining extends PiMatchers {}
   interface ProvidedContext {
     /** The config's environmentOptions.pi, provided by the pi() plugin. */
     'pi:defaults': PiEnvironmentOptions

@@ -1,4 +1,5 @@
 // What the global setup hands to tests through inject(), and the options the pi() plugin hands to it.
+import { inject, type ProvidedContext } from 'vitest'
 import type { ToolCallRecord, ToolResultRecord } from '../src/records/records.js'
 import type { ProjectScript, ProjectScriptResult } from '../src/project/runner.js'
 import type { SandboxOptions, SandboxResult } from '../src/project/sandbox.js'
@@ -33,5 +34,14 @@ declare module 'vitest' {
     'pi:scripts'?: ProvidedScripts
     /** The pi() plugin's sandbox install; absent without the `sandbox` option (a failed one fails the run). */
     'pi:sandbox'?: ProvidedSandbox
+  }
+}
+
+/** What the plugin provided under `key`; undefined without the plugin, or outside a test file's worker. */
+export function injected<Key extends keyof ProvidedContext>(key: Key): ProvidedContext[Key] | undefined {
+  try {
+    return inject(key)
+  } catch {
+    return undefined
   }
 }
