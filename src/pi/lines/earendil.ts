@@ -33,7 +33,6 @@ import type { Context } from '@mariozechner/pi-ai'
 import type { ExtensionUIContext as HarnessUIContext } from '@mariozechner/pi-coding-agent'
 import type { PiAdapter, PiExports } from '../adapter.js'
 import type { PiLineInfo } from '../line.js'
-import { handlersThrowErrors } from './handler-errors.js'
 
 // Pi 1.x writes its theme under both scopes' keys, so extensions built for either find it.
 const THEME_KEYS = [Symbol.for('@earendil-works/pi-coding-agent:theme'), Symbol.for('@mariozechner/pi-coding-agent:theme')]
@@ -61,20 +60,10 @@ function listModels(runtime: ModelRuntime, models: Model<string>[]): void {
   runtime.checkAuth = async (provider, options) => (listed.has(provider) ? { type: 'api_key' } : checkAuth(provider, options))
 }
 
-/** Pi's loader, with the handlers of the extension factories it is given throwing Errors only. */
-class ResourceLoader extends DefaultResourceLoader {
-  constructor(options: ConstructorParameters<typeof DefaultResourceLoader>[0]) {
-    const factories = options.extensionFactories?.map((input) =>
-      typeof input === 'function' ? handlersThrowErrors(input) : { ...input, factory: handlersThrowErrors(input.factory) },
-    )
-    super({ ...options, extensionFactories: factories })
-  }
-}
-
 export function createAdapter(line: PiLineInfo): PiAdapter {
   const exports = {
     createAgentSession,
-    DefaultResourceLoader: ResourceLoader,
+    DefaultResourceLoader,
     SettingsManager,
     SessionManager,
     createSyntheticSourceInfo,

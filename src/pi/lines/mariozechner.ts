@@ -20,19 +20,11 @@ import { createAssistantMessageEventStream, resetApiProviders, type Model } from
 import { resetOAuthProviders } from '@mariozechner/pi-ai/oauth'
 import type { PiAdapter } from '../adapter.js'
 import type { PiLineInfo } from '../line.js'
-import { handlersThrowErrors } from './handler-errors.js'
 
 function listModels(registry: ModelRegistry, models: Model<string>[]): void {
   registry.getAll = () => [...models]
   registry.getAvailable = () => [...models]
   registry.find = (provider, id) => models.find((m) => m.provider === provider && m.id === id)
-}
-
-/** Pi's loader, with the handlers of the extension factories it is given throwing Errors only. */
-class ResourceLoader extends DefaultResourceLoader {
-  constructor(options: ConstructorParameters<typeof DefaultResourceLoader>[0]) {
-    super({ ...options, extensionFactories: options.extensionFactories?.map((factory) => handlersThrowErrors(factory)) })
-  }
 }
 
 const THEME_KEY = Symbol.for('@mariozechner/pi-coding-agent:theme')
@@ -42,7 +34,7 @@ export function createAdapter(line: PiLineInfo): PiAdapter {
     line,
     exports: {
       createAgentSession,
-      DefaultResourceLoader: ResourceLoader,
+      DefaultResourceLoader,
       SettingsManager,
       SessionManager,
       createSyntheticSourceInfo,
