@@ -19,6 +19,8 @@ export interface ToolCallDecision {
   toolName: string
   blocked: boolean
   reason?: string
+  /** What a throwing `tool_call` handler threw: Pi blocks the call, the handler did not decide to. */
+  error?: unknown
 }
 
 /**
@@ -35,7 +37,7 @@ export function watchToolCallDecisions(session: AgentSession, onDecision: (d: To
       else onDecision({ toolCallId, toolName, blocked: false })
       return result
     } catch (error) {
-      onDecision({ toolCallId, toolName, blocked: true, reason: messageOf(error) })
+      onDecision({ toolCallId, toolName, blocked: true, reason: messageOf(error), error })
       throw error
     }
   }

@@ -1,10 +1,12 @@
 // Turns what Pi does into records as it happens: every event, the conversation, tool calls with the
 // decision of Pi's beforeToolCall hook, tool results, and model requests.
 import { watchToolCallDecisions, type AgentSession, type Context } from '../pi/index.js'
-import { textOf, type ModelRequestRecord, type SessionRecords, type ToolCallRecord, type ToolContent, type ToolResultRecord } from './records.js'
+import { messageOf } from '../shared/errors.js'
+import { originOf } from './handler-errors.js'
+import { textOf, type ExtensionErrorRecord, type ModelRequestRecord, type SessionRecords, type ToolCallRecord, type ToolContent, type ToolResultRecord } from './records.js'
 import { messagesOf, RequestLog, type RequestMessages } from './request-log.js'
 
-type Decision = { blocked: boolean; reason?: string }
+type Decision = { blocked: boolean; reason?: string; byError?: true }
 
 export class Recorder {
   readonly #stepOfCall = new Map<string, number>()
@@ -13,7 +15,17 @@ export class Recorder {
   readonly #decisions = new Map<string, Decision>()
   readonly #requests = new RequestLog()
 
-  constructor(readonly records: SessionRecords) {}
+  /** `onExtensionError`: told about every handler crash, after it is recorded. */
+  constructor(
+    readonly records: SessionRecords,
+    private readonly onExtensionError: (error: ExtensionErrorRecord) => void = () => {},
+  ) {}
+
+  /** An extension's handler threw. */
+  extensionError(error: ExtensionErrorRecord): void {
+    this.records.extensionErrors.push(error)
+    this.onExtensionError(error)
+  }
 
   /** The playbook step whose model message asked for the call; 0 when the call did not come from the playbook. */
   stepOf(toolCallId: string): number {
@@ -41,8 +53,9 @@ export class Recorder {
 
   /** Records everything `session` emits from now on. */
   attach(session: AgentSession): void {
-    watchToolCallDecisions(session, ({ toolCallId, blocked, reason }) => {
-      const decision: Decision = blocked ? { blocked, reason: reason! } : { blocked }
+    watchToolCallDecisions(session, ({ toolCallId, blocked, reason, error }) => {
+      const decision: Decision = blocked ? { blocked, reason: reason!, ...(error === undefined ? {} : { byError: true as const }) } : { blocked }
+      if (error !== undefined) this.#handlerCrashed(error)
       this.#decisions.set(toolCallId, decision)
       const call = this.#calls.get(toolCallId)
       if (call) applyDecision(call, decision)
@@ -59,6 +72,12 @@ export class Recorder {
         this.records.toolResults.push(this.resultRecord(event.toolCallId, event.toolName, result.content ?? [], event.isError, result.details))
       }
     })
+  }
+
+  // Pi blocks the call and says nothing else: the crash is recorded as the extension error it is.
+  #handlerCrashed(error: unknown): void {
+    const origin = originOf(error) ?? { extensionPath: '(unknown extension)', event: 'tool_call' }
+    this.extensionError({ ...origin, error: messageOf(error), ...(error instanceof Error && error.stack ? { stack: error.stack } : {}) })
   }
 
   #callStarted(toolCallId: string, toolName: string, input: Record<string, unknown>): void {
@@ -85,4 +104,5 @@ function requestRecord(step: number, systemPrompt: string, chunk: RequestMessage
 function applyDecision(call: ToolCallRecord, decision: Decision): void {
   call.blocked = decision.blocked
   if (decision.reason !== undefined) call.blockReason = decision.reason
+  if (decision.byError) call.blockedByError = true
 }

@@ -11,6 +11,8 @@ export interface ToolCallRecord {
   input: Record<string, unknown>
   blocked: boolean
   blockReason?: string
+  /** The block came from a `tool_call` handler that threw (Pi fails closed), not from one that decided to block. */
+  blockedByError?: true
 }
 
 export interface ToolResultRecord {

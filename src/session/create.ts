@@ -10,7 +10,7 @@ import { seedSession } from '../mocks/session-state.js'
 import { Playbook } from '../model/playbook.js'
 import { bindSession, createPiSession, emitExtensionEvent, emitShutdown, replaceModel, trackSettling, type AgentSession, type Model } from '../pi/index.js'
 import { Recorder } from '../records/recorder.js'
-import { SessionRecords } from '../records/records.js'
+import { SessionRecords, type ExtensionErrorRecord } from '../records/records.js'
 import { DisposerStack } from './disposer.js'
 import { loadExtensions } from './extensions.js'
 import { sessionHandle, type TestSession } from './handle.js'
@@ -25,8 +25,8 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   const plan = planSession(options)
   const stack = new DisposerStack()
   try {
-    const recorder = new Recorder(new SessionRecords())
     const problems = new Problems()
+    const recorder = new Recorder(new SessionRecords(), (error) => plan.propagateErrors && problems.report(handlerThrew(error)))
     let pi: AgentSession | undefined
     const mocks = openMocks(
       { ...plan, mockTools: options.mockTools, mockUI: options.mockUI },
@@ -38,7 +38,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
     const playbook = scriptModel(pi, plan.model, recorder)
     recorder.attach(pi)
     const settle = trackSettling(pi)
-    await bindExtensions(pi, plan, { mocks, problems, records: recorder.records }, stack)
+    await bindExtensions(pi, mocks, recorder, stack)
     const firedEvents = await fireSequence(plan.blocks.events?.fire_sequence ?? [], (event, payload) => emitExtensionEvent(pi, event, payload))
     return sessionHandle({ pi, cwd, records: recorder.records, playbook, problems, mocks, firedEvents, settle, stack })
   } catch (error) {
@@ -111,22 +111,15 @@ function scriptModel(pi: AgentSession, model: Model<string>, recorder: Recorder)
 
 /**
  * Binds the mock UI and starts the extensions (`session_start`); from then on the session ends as Pi's
- * does: abort, `session_shutdown`, dispose. A handler's crash is recorded and, by default, fails the test.
+ * does: abort, `session_shutdown`, dispose. A handler's crash is recorded.
  */
-async function bindExtensions(
-  pi: AgentSession,
-  plan: SessionPlan,
-  { mocks, problems, records }: { mocks: SessionMocks; problems: Problems; records: SessionRecords },
-  stack: DisposerStack,
-) {
-  await bindSession(pi, {
-    ui: mocks.ui,
-    headless: mocks.headless,
-    onError: (error) => {
-      records.extensionErrors.push(error)
-      if (plan.propagateErrors) problems.report(new Error(`Extension ${error.extensionPath} threw in its "${error.event}" handler: ${error.error}`))
-    },
-  })
+async function bindExtensions(pi: AgentSession, mocks: SessionMocks, recorder: Recorder, stack: DisposerStack) {
+  await bindSession(pi, { ui: mocks.ui, headless: mocks.headless, onError: (error) => recorder.extensionError(error) })
   stack.defer(() => emitShutdown(pi))
   stack.defer(() => pi.abort())
+}
+
+/** With propagateErrors (the default), a handler's crash fails the test, even where Pi fails safe. */
+function handlerThrew(error: ExtensionErrorRecord): Error {
+  return new Error(`Extension ${error.extensionPath} threw in its "${error.event}" handler: ${error.error}`)
 }

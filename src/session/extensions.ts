@@ -2,6 +2,7 @@
 // loader (Vite's under Vitest), inline factories as they are, each handed the mocked extension API.
 import { resolve } from 'node:path'
 import type { ExtensionAPI, ExtensionFactory } from '../pi/index.js'
+import { attributedHandler } from '../records/handler-errors.js'
 import { messageOf } from '../shared/errors.js'
 import { moduleLoader, type ModuleLoader } from './module-loader.js'
 
@@ -20,7 +21,7 @@ export async function loadExtensions(
   for (const [index, entry] of entries.entries()) {
     if (typeof entry === 'function') {
       const path = `<inline:${index + 1}>`
-      loaded.push({ factory: mocked(entry, extensionApi), path })
+      loaded.push({ factory: mocked(entry, path, extensionApi), path })
       continue
     }
     const path = resolve(root, entry)
@@ -34,16 +35,19 @@ export async function loadExtensions(
       const found = module.default === undefined ? 'no default export' : `a default export of type ${typeof module.default}`
       throw new Error(`Extension ${path} must export a factory function as default export (pi) => void; found ${found}`)
     }
-    loaded.push({ factory: mocked(module.default as ExtensionFactory, extensionApi), path })
+    loaded.push({ factory: mocked(module.default as ExtensionFactory, path, extensionApi), path })
   }
   return loaded
 }
 
-/** The factory, called with the mocked API; a throw is reported as the factory's. */
-function mocked(factory: ExtensionFactory, extensionApi: (api: ExtensionAPI) => ExtensionAPI): ExtensionFactory {
+/** The factory, called with the mocked API whose handlers say where they threw; a throw is reported as the factory's. */
+function mocked(factory: ExtensionFactory, path: string, extensionApi: (api: ExtensionAPI) => ExtensionAPI): ExtensionFactory {
   return async (api) => {
+    const mockedApi = extensionApi(api)
+    const on = ((event: string, handler: Parameters<ExtensionAPI['on']>[1]) =>
+      mockedApi.on(event as never, attributedHandler(handler, { extensionPath: path, event }))) as ExtensionAPI['on']
     try {
-      await factory(extensionApi(api))
+      await factory({ ...mockedApi, on })
     } catch (error) {
       throw new Error(`its factory threw: ${messageOf(error)}`, { cause: error })
     }

@@ -1,0 +1,67 @@
+// Green means right: a crashing guard, a second run() at once, fail loudly and name what went wrong.
+import { afterEach, describe, expect, it } from 'vitest'
+import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
+import { calls, createTestSession, says, when, type TestSession } from '../src/index.js'
+
+let t: TestSession | undefined
+afterEach(async () => {
+  await t?.dispose()
+  t = undefined
+})
+
+/** A guard that crashes instead of deciding: Pi blocks the call (it fails closed), but the guard is broken. */
+const crashingGuard = (crash: () => never) => (pi: ExtensionAPI) => {
+  pi.on('tool_call', (event) => {
+    if (event.toolName === 'bash') crash()
+  })
+}
+
+describe('a tool_call handler that throws', () => {
+  it('fails the run naming the extension, the event and the error; the block says it came from the crash', async () => {
+    t = await createTestSession({
+      extensions: [
+        crashingGuard(() => {
+          throw new TypeError("Cannot read properties of undefined (reading 'command')")
+        }),
+      ],
+      mockTools: { bash: 'ran' },
+    })
+    await expect(t.run(when('clean', [calls('bash', { command: 'ls' }), says('done')]))).rejects.toThrow(
+      `Extension <inline:1> threw in its "tool_call" handler: Cannot read properties of undefined (reading 'command')`,
+    )
+    expect(t.events.extensionErrors).toMatchObject([{ extensionPath: '<inline:1>', event: 'tool_call', error: "Cannot read properties of undefined (reading 'command')" }])
+    expect(t.events.toolCalls).toMatchObject([{ toolName: 'bash', blocked: true, blockedByError: true }])
+  })
+
+  it('fails the run when the handler calls process.exit', async () => {
+    t = await createTestSession({ extensions: [crashingGuard(() => process.exit(1))], mockTools: { bash: 'ran' } })
+    await expect(t.run(when('clean', [calls('bash', { command: 'ls' }), says('done')]))).rejects.toThrow(
+      'Extension <inline:1> threw in its "tool_call" handler: process.exit unexpectedly called with "1"',
+    )
+  })
+
+  it('with propagateErrors: false, records the crash and lets the run pass', async () => {
+    t = await createTestSession({
+      extensions: [
+        crashingGuard(() => {
+          throw { code: 42 }
+        }),
+      ],
+      mockTools: { bash: 'ran' },
+      propagateErrors: false,
+    })
+    await t.run(when('clean', [calls('bash', { command: 'ls' }), says('done')]))
+    expect(t.events.extensionErrors).toMatchObject([{ event: 'tool_call', error: '{"code":42}' }])
+    expect(t.events.toolCalls[0]).toMatchObject({ blocked: true, blockReason: '{"code":42}', blockedByError: true })
+  })
+
+  it('a guard that decides to block is not an error', async () => {
+    t = await createTestSession({
+      extensions: [(pi) => void pi.on('tool_call', () => ({ block: true, reason: 'no shell' }))],
+      mockTools: { bash: 'ran' },
+    })
+    await t.run(when('clean', [calls('bash', { command: 'ls' }), says('done')]))
+    expect(t.events.extensionErrors).toEqual([])
+    expect(t.events.toolCalls[0]).toEqual({ step: 1, toolCallId: 'call_1_1', toolName: 'bash', input: { command: 'ls' }, blocked: true, blockReason: 'no shell' })
+  })
+})
