@@ -65,3 +65,26 @@ describe('a tool_call handler that throws', () => {
     expect(t.events.toolCalls[0]).toEqual({ step: 1, toolCallId: 'call_1_1', toolName: 'bash', input: { command: 'ls' }, blocked: true, blockReason: 'no shell' })
   })
 })
+
+describe('two runs at once on one session', () => {
+  it('rejects the second with its own message; the first completes and checks its whole script', async () => {
+    t = await createTestSession({ mockTools: { bash: 'ran' } })
+    const first = t.run(when('first', [calls('bash', { command: 'ls' }), says('done')]))
+    const second = t.run(when('second', [says('too')]))
+    await expect(second).rejects.toThrow(
+      'run() while run(when("first")) is still running on this session: await it first (a session runs one prompt at a time)',
+    )
+    await first
+    expect(t.playbook).toMatchObject({ consumed: 2, remaining: 0 })
+    expect(t.events.lastAssistantText()).toBe('done')
+  })
+
+  it('refuses an emit() or command() during a run, naming the run', async () => {
+    t = await createTestSession({ mockTools: { bash: 'ran' } })
+    const first = t.run(when('first', [calls('bash', { command: 'ls' }), says('done')]))
+    await expect(t.emit('input', { text: 'x' })).rejects.toThrow('emit() while run(when("first")) is still running on this session')
+    await expect(t.command('review')).rejects.toThrow('command() while run(when("first")) is still running on this session')
+    await first
+    expect(t.playbook.consumed).toBe(2)
+  })
+})

@@ -46,8 +46,18 @@ export interface SessionParts {
 }
 
 export function sessionHandle({ pi, cwd, records, playbook, problems, mocks, firedEvents, settle, stack }: SessionParts): TestSession {
-  const ensureOpen = (what: string) => {
+  // What the session is doing now: Pi runs one prompt at a time, and a second would be refused by Pi
+  // in a way that lets the first end early.
+  let busy: string | undefined
+  const exclusive = async <T>(what: 'run()' | 'command()' | 'emit()', doing: string, work: () => Promise<T>): Promise<T> => {
     if (stack.disposed) throw new Error(`${what} after dispose(): this test session is closed`)
+    if (busy) throw new Error(`${what} while ${busy} is still running on this session: await it first (a session runs one prompt at a time)`)
+    busy = doing
+    try {
+      return await work()
+    } finally {
+      busy = undefined
+    }
   }
 
   // The first cause wins: Pi's own rejection, then a problem the mocks saw, then the playbook's diagnostic.
@@ -85,25 +95,25 @@ export function sessionHandle({ pi, cwd, records, playbook, problems, mocks, fir
         return playbook.remaining
       },
     },
-    async run(...turns) {
-      ensureOpen('run()')
-      for (const turn of turns) await runTurn(turn)
-    },
-    async command(name, args, actions = []) {
-      ensureOpen('command()')
-      if (!pi.extensionRunner.getCommand(name)) {
-        const known = pi.extensionRunner.getRegisteredCommands().map((c) => `/${c.invocationName}`)
-        throw new Error(`No command "/${name}" is registered. Registered commands: ${known.join(', ') || 'none'}`)
-      }
-      await runTurn(when(args ? `/${name} ${args}` : `/${name}`, actions))
-    },
-    async emit(eventName, payload = {}) {
-      ensureOpen('emit()')
-      const result = await emitExtensionEvent(pi, eventName, payload)
-      await settle()
-      problems.throwIfAny()
-      return result
-    },
+    run: (...turns) =>
+      exclusive('run()', `run(${turns.map((turn) => `when(${JSON.stringify(turn?.prompt)})`).join(', ')})`, async () => {
+        for (const turn of turns) await runTurn(turn)
+      }),
+    command: (name, args, actions = []) =>
+      exclusive('command()', `command(${JSON.stringify(name)})`, async () => {
+        if (!pi.extensionRunner.getCommand(name)) {
+          const known = pi.extensionRunner.getRegisteredCommands().map((c) => `/${c.invocationName}`)
+          throw new Error(`No command "/${name}" is registered. Registered commands: ${known.join(', ') || 'none'}`)
+        }
+        await runTurn(when(args ? `/${name} ${args}` : `/${name}`, actions))
+      }),
+    emit: (eventName, payload = {}) =>
+      exclusive('emit()', `emit(${JSON.stringify(eventName)})`, async () => {
+        const result = await emitExtensionEvent(pi, eventName, payload)
+        await settle()
+        problems.throwIfAny()
+        return result
+      }),
     firedEvents,
     verify: () => problems.throwIfAny(),
     pendingMocks: () => mocks.pending(),
