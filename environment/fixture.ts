@@ -1,7 +1,7 @@
 // The session fixture, for users who prefer fixtures: test('...', async ({ session }) => ...).
 import { test as base, type TestAPI } from 'vitest'
-import type { TestSession, TestSessionOptions } from '../src/session/create.js'
-import { createTestSession } from './sessions.js'
+import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
+import { withDefaults } from './defaults.js'
 
 export interface PiFixtures {
   /** Options for the `session` fixture; override with test.override({ sessionOptions: {...} }). */
@@ -13,10 +13,15 @@ export interface PiFixtures {
 const extend = () =>
   base.extend<PiFixtures>({
     sessionOptions: {},
+    // The fixture's own teardown ends the session, so it belongs to this test whatever runs beside it.
     session: async ({ sessionOptions }, use) => {
-      const t = await createTestSession(sessionOptions)
-      await use(t)
-      await t.dispose()
+      const t = await createSession(withDefaults(sessionOptions))
+      try {
+        await use(t)
+        t.verify()
+      } finally {
+        await t.dispose()
+      }
     },
   })
 

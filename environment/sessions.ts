@@ -1,5 +1,6 @@
 // Sessions created in a test are disposed when it ends; those created outside a test, after the file.
-import { onTestFinished } from 'vitest'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { aroundEach, onTestFinished, type TestContext } from 'vitest'
 import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
 import { globalSlot } from '../src/shared/global-slot.js'
 import { withDefaults } from './defaults.js'
@@ -7,20 +8,31 @@ import { withDefaults } from './defaults.js'
 // Sessions created outside a test, disposed at the end of the file.
 const fileSessions = globalSlot('file-sessions', () => new Set<TestSession>())
 
+// The test whose body (or fixtures) is running in this async context: in test.concurrent, Vitest's own
+// notion of the current test is whichever test started last.
+const runningTest = globalSlot('running-test', () => new AsyncLocalStorage<Pick<TestContext, 'onTestFinished'>>())
+
+/** Registered by the setup file: each test runs inside its own context, which createTestSession reads. */
+export function trackRunningTests(): void {
+  // Vitest reads the fixtures a hook needs from its destructuring: this one needs none.
+  aroundEach((runTest, { onTestFinished }) => runningTest.get().run({ onTestFinished }, runTest))
+}
+
 /** createTestSession with the file's defaults, disposed by the harness when the test (or file) ends. */
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
   const t = await createSession(withDefaults(options))
+  // An unhandled call the test never awaited (a timer, a fire-and-forget turn) still fails it.
+  const end = async () => {
+    try {
+      t.verify()
+    } finally {
+      await t.dispose()
+    }
+  }
   try {
-    // An unhandled call the test never awaited (a timer, a fire-and-forget turn) still fails it.
-    onTestFinished(async () => {
-      try {
-        t.verify()
-      } finally {
-        await t.dispose()
-      }
-    })
+    ;(runningTest.get().getStore()?.onTestFinished ?? onTestFinished)(end)
   } catch {
-    // Not inside a test (a beforeAll or the module itself): keep it for the end of the file.
+    // Not inside a test body (a hook or the module itself): keep it for the end of the file.
     fileSessions.get().add(t)
   }
   return t

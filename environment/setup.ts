@@ -7,10 +7,11 @@ import { piMatchers } from '../matchers/index.js'
 import { beginFile, sharedWorker } from './file-reset.js'
 import { freshLoader } from './module-loader.js'
 import { piSerializer } from './serializer.js'
-import { disposeFileSessions } from './sessions.js'
+import { disposeFileSessions, trackRunningTests } from './sessions.js'
 
 setModuleLoader(freshLoader((path) => import(/* @vite-ignore */ path)))
 expect.extend(piMatchers)
+trackRunningTests()
 
 // A worker shared by several files (isolate: false) runs this for each of them: add the serializer once.
 const serializerAdded = globalSlot<true>('serializer')
