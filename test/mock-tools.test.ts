@@ -22,6 +22,8 @@ function hookCounter(counts: Record<string, number>) {
   }
 }
 
+const NOT_A_RESULT = 'A mock answer that is not a result is a mistake in the test, so it fails the run whatever propagateErrors says.'
+
 describe('mockTools', () => {
   let t: TestSession | undefined
   afterEach(async () => {
@@ -82,6 +84,30 @@ describe('mockTools', () => {
         "The tool's own execute() threw. With propagateErrors: true (the default) that fails the run;",
         'to let the extension see it as an error result instead, pass createTestSession({ propagateErrors: false }).',
       ].join('\n'),
+    )
+  })
+
+  it('fails the run on a mock answer that is not a result, naming the tool and the step', async () => {
+    t = await createTestSession({ mockTools: { read: 'a', bash: () => undefined as never } })
+    await expect(t.run(when('work', [calls('read', { path: 'a' }), calls('bash', { command: 'ls' }), says('done')]))).rejects.toHaveProperty(
+      'message',
+      `Mock for tool "bash" at playbook step 2 (toolCallId call_2_1) answered undefined, not a result: return a string or { content: [...] }\n${NOT_A_RESULT}`,
+    )
+    expect(t.events.lastAssistantText()).not.toBe('done')
+  })
+
+  it.each([
+    [{ contents: [{ type: 'text', text: 'hi' }] }, 'answered {"contents":[{"type":"text","text":"hi"}]} (an object), which has no content array (did you mean "content"?)'],
+    [{ details: { ok: true } }, 'answered {"details":{"ok":true}} (an object), which has no content array'],
+    [{ content: 'hi' }, 'answered {"content":"hi"} (an object), whose content is not an array of blocks'],
+    [{ content: ['hi'] }, 'answered {"content":["hi"]} (an object), whose content[0] is "hi" (a string), not a { type: "text", text } or { type: "image", data, mimeType } block'],
+    [[{ type: 'text', text: 'hi' }], 'answered [{"type":"text","text":"hi"}] (an array), not a result: return { content: [...] } around the blocks'],
+    [42, 'answered 42 (a number), not a result: return a string or { content: [...] }'],
+  ])('fails the run on the mock answer %j even with propagateErrors: false', async (answered, problem) => {
+    t = await createTestSession({ mockTools: { bash: async () => answered as never }, propagateErrors: false })
+    await expect(t.run(when('go', [calls('bash', { command: 'ls' }), says('done')]))).rejects.toHaveProperty(
+      'message',
+      `Mock for tool "bash" at playbook step 1 (toolCallId call_1_1) ${problem}\n${NOT_A_RESULT}`,
     )
   })
 

@@ -76,6 +76,11 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
       hooks.report(toolThrew(toolName, hooks.recorder.stepOf(toolCallId), toolCallId, error))
       hooks.abortRun()
     },
+    // A scripting mistake, not the tool's behaviour: it fails the run whatever propagateErrors says.
+    onMalformedAnswer: (toolName, toolCallId, problem) => {
+      hooks.report(malformedAnswer(toolName, hooks.recorder.stepOf(toolCallId), toolCallId, problem))
+      hooks.abortRun()
+    },
   }
 
   const capture = blocks.ui?.capture ?? true
@@ -116,5 +121,14 @@ function toolThrew(toolName: string, step: number, toolCallId: string, error: un
       'to let the extension see it as an error result instead, pass createTestSession({ propagateErrors: false }).',
     ].join('\n'),
     { cause: error },
+  )
+}
+
+function malformedAnswer(toolName: string, step: number, toolCallId: string, problem: string): Error {
+  return new Error(
+    [
+      `Mock for tool "${toolName}" at playbook step ${step} (toolCallId ${toolCallId}) ${problem}`,
+      'A mock answer that is not a result is a mistake in the test, so it fails the run whatever propagateErrors says.',
+    ].join('\n'),
   )
 }

@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { ToolDefinition } from '../pi/index.js'
 import type { ToolParams } from '../model/script.js'
 import type { ToolContent } from '../records/records.js'
-import { describeValue } from '../shared/errors.js'
+import { closestName, describeReceived, describeValue } from '../shared/errors.js'
 import { MockRules, type PendingRule } from './rules.js'
 import type { ToolInvocationRule, ToolsMock } from './spec/types.js'
 
@@ -29,6 +29,8 @@ export interface ToolInstrumentation {
   /** The mock answering this tool now, if any. */
   mockFor(toolName: string): MockToolHandler | undefined
   onMocked(toolCallId: string): void
+  /** A mock answered something that is not a tool result; `problem` says what, from "answered …". */
+  onMalformedAnswer(toolName: string, toolCallId: string, problem: string): void
   /** The tool's own `execute` threw. */
   onThrow(toolName: string, toolCallId: string, error: unknown): void
 }
@@ -36,16 +38,36 @@ export interface ToolInstrumentation {
 /** Thrown for a mocked result with `isError: true`, so Pi reports it as the tool's failure. */
 class MockedToolError extends Error {}
 
-async function answer(handler: MockToolHandler, params: ToolParams, call: MockToolCall) {
-  const value = typeof handler === 'function' ? await handler(params, call) : handler
+/** A mock's answer as Pi's tool result; a malformed answer has been ruled out by `answerProblem`. */
+function asResult(value: string | MockToolResult) {
   const result: MockToolResult = typeof value === 'string' ? { content: [{ type: 'text', text: value }] } : value
-  if (!result || !Array.isArray(result.content)) {
-    throw new TypeError(`mock result must be a string or { content: [...] }, got ${describeValue(value)}`)
-  }
   if (result.isError) {
     throw new MockedToolError(result.content.map((block) => ('text' in block ? block.text : '')).join('\n'))
   }
   return { content: result.content, details: result.details }
+}
+
+/** What is wrong with a mock's answer as a tool result (`answered …, which …`), or undefined when it is one. */
+function answerProblem(value: unknown): string | undefined {
+  if (typeof value === 'string') return undefined
+  const answered = `answered ${describeReceived(value)}`
+  if (Array.isArray(value)) return `${answered}, not a result: return { content: [...] } around the blocks`
+  if (typeof value !== 'object' || value === null) return `${answered}, not a result: return a string or { content: [...] }`
+  const { content } = value as { content?: unknown }
+  if (content === undefined) {
+    const typo = Object.keys(value).some((key) => closestName(key, ['content']) !== undefined)
+    return `${answered}, which has no content array${typo ? ' (did you mean "content"?)' : ''}`
+  }
+  if (!Array.isArray(content)) return `${answered}, whose content is not an array of blocks`
+  const bad = content.findIndex((block) => !isContentBlock(block))
+  if (bad === -1) return undefined
+  return `${answered}, whose content[${bad}] is ${describeReceived(content[bad])}, not a { type: "text", text } or { type: "image", data, mimeType } block`
+}
+
+function isContentBlock(block: unknown): boolean {
+  if (typeof block !== 'object' || block === null) return false
+  const { type, text, data, mimeType } = block as Record<string, unknown>
+  return type === 'text' ? typeof text === 'string' : type === 'image' && typeof data === 'string' && typeof mimeType === 'string'
 }
 
 /** Wraps a tool so that a mock answers when one is set, and a throw of the real tool is reported. */
@@ -54,7 +76,13 @@ export function instrumentTool<T extends ToolDefinition>(definition: T, hooks: T
     const mock = hooks.mockFor(definition.name)
     if (mock !== undefined) {
       hooks.onMocked(toolCallId)
-      return answer(mock, params as ToolParams, { toolCallId, signal })
+      const value: unknown = typeof mock === 'function' ? await mock(params as ToolParams, { toolCallId, signal }) : mock
+      const problem = answerProblem(value)
+      if (problem !== undefined) {
+        hooks.onMalformedAnswer(definition.name, toolCallId, problem)
+        throw new TypeError(`Mock for tool "${definition.name}" ${problem}`)
+      }
+      return asResult(value as string | MockToolResult)
     }
     try {
       return await definition.execute(toolCallId, params, signal, onUpdate, ctx)
