@@ -5,8 +5,11 @@ import { requireReceived } from './receiver.js'
 import { report } from './report.js'
 import { matchesText, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
 
-const describeUI = (state: MatcherState) => (call: UICallRecord) =>
-  `${call.method}(${call.args.map((a) => printReceivedLine(state, a)).join(', ')})${'returnValue' in call ? ` → ${printReceivedLine(state, call.returnValue)}` : ''}`
+const describeUI = (state: MatcherState) => (call: UICallRecord) => {
+  const answer = 'returnValue' in call ? ` → ${printReceivedLine(state, call.returnValue)}` : ''
+  // A default of the mock spec's ui block answered, not the test's script: easy to mistake for the user's choice.
+  return `${call.method}(${call.args.map((a) => printReceivedLine(state, a)).join(', ')})${answer}${call.defaulted ? ' (mocks.ui default)' : ''}`
+}
 
 function listOf(state: MatcherState, calls: UICallRecord[], what: string): string {
   return calls.length === 0 ? `There was no ${what}.` : `Calls made:\n${numbered(calls.map(describeUI(state)))}`

@@ -1,7 +1,18 @@
+import { stripVTControlCharacters } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { calls, createTestSession, says, when, type TestSession } from '../src/index.js'
 
 const INSPECTOR = 'test/fixtures/mock-world/inspector.ts'
+
+/** The message an assertion fails with, without colours. */
+function failureOf(assertion: () => void): string {
+  try {
+    assertion()
+  } catch (error) {
+    return stripVTControlCharacters((error as Error).message)
+  }
+  return expect.unreachable('the assertion passed')
+}
 
 describe('a mocked world from a mock spec', () => {
   let t: TestSession | undefined
@@ -111,10 +122,45 @@ describe('a mocked world from a mock spec', () => {
     t = await createTestSession({ extensions: [dialogs], mocks: { ui: { responses: { select: 'b' }, dialog_default: 'Ada' } } })
     await t.command('ask')
     expect(t).toHaveNotified('[true,"Ada","b"]')
+    expect(t.events.ui.slice(0, 3)).toEqual([
+      { method: 'confirm', args: ['ok?', ''], returnValue: true, defaulted: true },
+      { method: 'input', args: ['name?', undefined], returnValue: 'Ada', defaulted: true },
+      { method: 'select', args: ['pick', ['a', 'b']], returnValue: 'b' },
+    ])
     await t.dispose()
     t = await createTestSession({ extensions: [dialogs], mocks: { ui: { responses: { select: 'b' }, capture: false } }, mockUI: { confirm: false } })
     await t.command('ask')
     expect(t.events.ui).toEqual([])
+  })
+
+  it('says when a ui block default answered a dialog, in the record and in toHavePrompted failures', async () => {
+    const gate = (pi: import('@mariozechner/pi-coding-agent').ExtensionAPI) =>
+      pi.registerCommand('deploy', {
+        handler: async (_a, ctx) => {
+          if (await ctx.ui.confirm('Run?', 'rm -rf build')) ctx.ui.notify(`as ${JSON.stringify(await ctx.ui.input('Name?'))}`)
+        },
+      })
+    // An empty ui block still answers: confirm_default is true and dialog_default "" unless set.
+    t = await createTestSession({ extensions: [gate], mocks: { ui: {} } })
+    await t.command('deploy')
+    expect(t).toHaveNotified('as ""')
+    expect(t.events.uiCallsFor('confirm')).toEqual([{ method: 'confirm', args: ['Run?', 'rm -rf build'], returnValue: true, defaulted: true }])
+    expect(failureOf(() => expect(t).toHavePrompted('select'))).toBe(
+      [
+        'expect(session).toHavePrompted(method)',
+        '',
+        'Expected a select dialog.',
+        '',
+        'Calls made:',
+        '  1. confirm("Run?", "rm -rf build") → true (mocks.ui default)',
+        '  2. input("Name?", undefined) → "" (mocks.ui default)',
+      ].join('\n'),
+    )
+    await t.dispose()
+    // A scripted answer, from mockUI or the ui block's responses, is not a default.
+    t = await createTestSession({ extensions: [gate], mocks: { ui: { responses: { input: 'Ada' } } }, mockUI: { confirm: true } })
+    await t.command('deploy')
+    expect(t.events.ui.filter((c) => 'defaulted' in c)).toEqual([])
   })
 
   it('fires events in order and compares expected responses', async () => {

@@ -10,7 +10,7 @@ import { answerHttp } from './http-routing.js'
 import type { PendingRule, UnhandledMode } from './rules.js'
 import type { MockBlocks } from './spec/resolve.js'
 import { instrumentTool, invocationMocks, type MockToolHandler, type ToolInstrumentation } from './tools.js'
-import { createMockUI, uiOptions, type MockUIOptions } from './ui.js'
+import { createMockUI, uiDefaults, uiOptions, type MockUIOptions } from './ui.js'
 
 /** What the mocks are made from: the mock spec's blocks and the session's own mock options. */
 export interface MockSettings {
@@ -84,10 +84,11 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
   }
 
   const capture = blocks.ui?.capture ?? true
-  const ui = createMockUI(settings.mockUI === false ? false : { ...uiOptions(blocks.ui), ...settings.mockUI }, {
-    record: (call) => void (capture && records.ui.push(call)),
-    problem: hooks.report,
-  })
+  const ui = createMockUI(
+    settings.mockUI === false ? false : { ...uiOptions(blocks.ui), ...settings.mockUI },
+    { record: (call) => void (capture && records.ui.push(call)), problem: hooks.report },
+    uiDefaults(blocks.ui),
+  )
 
   return {
     extensionApi(api) {

@@ -38,6 +38,13 @@ const DISMISSED: Record<DialogMethod, boolean | undefined> = {
   editor: undefined,
 }
 
+/** What a dialog nothing scripted answers with instead of being dismissed: the mock spec's ui block defaults. */
+export interface DialogDefaults {
+  confirm?: boolean
+  input?: string
+  editor?: string
+}
+
 export interface MockUIHooks {
   record(call: UICallRecord): void
   /** A scripting mistake: thrown into the extension AND reported to the test, which fails. */
@@ -50,9 +57,9 @@ export interface MockUI {
 
 /**
  * `options === false` makes a headless UI: every call is recorded, dialogs answer as Pi's does
- * without a UI (false / undefined).
+ * without a UI (false / undefined). `defaults` answer what `options` does not script; their records say so.
  */
-export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks): ExtensionUIContext {
+export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks, defaults: DialogDefaults = {}): ExtensionUIContext {
   const script: MockUIOptions = options === false ? {} : options
   const headless = options === false
   const queues = new Map<DialogMethod, number>()
@@ -80,7 +87,10 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks)
     }
     const label = `${method}(${JSON.stringify(args[0])})`
     if (headless || opts?.signal?.aborted) return settle(DISMISSED[method])
-    const configured = script[method] as DialogScript<unknown, unknown[]> | undefined
+    const scripted = script[method] as DialogScript<unknown, unknown[]> | undefined
+    const fallback = method === 'select' ? undefined : defaults[method]
+    const defaulted = scripted === undefined && fallback !== undefined
+    const configured = scripted ?? fallback
     if (configured === undefined) {
       if (script.strict) fail(`Unscripted dialog ${label}: strict mockUI needs an answer, e.g. mockUI: { ${method}: ... }`)
       return settle(DISMISSED[method])
@@ -106,6 +116,7 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks)
       return settle(DISMISSED[method])
     }
     if (method === 'select') return settle(chooseOption(answer, args[1] as string[], label, fail))
+    if (defaulted) call.defaulted = true
     return settle(answer)
   }
 
@@ -191,16 +202,15 @@ function chooseOption(answer: unknown, options: string[], label: string, fail: (
   return fail(`mockUI.select answered ${JSON.stringify(answer)}, which is not an option of ${label}: ${JSON.stringify(options)}`)
 }
 
-/** The spec's ui block as dialog answers; explicit mockUI options win. */
+/** The spec's ui block's responses as dialog answers; explicit mockUI options win. */
 export function uiOptions(ui: UiMock | undefined): MockUIOptions {
+  const { confirm, select, input, editor, custom } = (ui?.responses ?? {}) as MockUIOptions
+  return Object.fromEntries(Object.entries({ confirm, select, input, editor, custom }).filter(([, answer]) => answer !== undefined))
+}
+
+/** The spec's ui block's defaults (the schema's: confirm true, text ""); none without a ui block. */
+export function uiDefaults(ui: UiMock | undefined): DialogDefaults {
   if (!ui) return {}
-  const responses = (ui.responses ?? {}) as Record<string, unknown>
   const text = ui.dialog_default ?? ''
-  return {
-    confirm: (responses.confirm ?? ui.confirm_default ?? true) as MockUIOptions['confirm'],
-    input: (responses.input ?? text) as MockUIOptions['input'],
-    editor: (responses.editor ?? text) as MockUIOptions['editor'],
-    ...(responses.select === undefined ? {} : { select: responses.select as MockUIOptions['select'] }),
-    ...(responses.custom === undefined ? {} : { custom: responses.custom }),
-  }
+  return { confirm: ui.confirm_default ?? true, input: text, editor: text }
 }

@@ -32,6 +32,8 @@ export interface UICallRecord {
   method: string
   args: unknown[]
   returnValue?: unknown
+  /** True when nothing scripted the dialog and the mock spec's ui block default answered it (confirm_default, dialog_default). */
+  defaulted?: true
 }
 
 export interface ModelRequestRecord {
