@@ -4,16 +4,6 @@ import { calls, createTestSession, says, when, type TestSession } from '../src/i
 
 const INSPECTOR = 'test/fixtures/mock-world/inspector.ts'
 
-/** The message an assertion fails with, without colours. */
-function failureOf(assertion: () => void): string {
-  try {
-    assertion()
-  } catch (error) {
-    return stripVTControlCharacters((error as Error).message)
-  }
-  return expect.unreachable('the assertion passed')
-}
-
 describe('a mocked world from a mock spec', () => {
   let t: TestSession | undefined
   afterEach(async () => {
@@ -145,7 +135,13 @@ describe('a mocked world from a mock spec', () => {
     await t.command('deploy')
     expect(t).toHaveNotified('as ""')
     expect(t.events.uiCallsFor('confirm')).toEqual([{ method: 'confirm', args: ['Run?', 'rm -rf build'], returnValue: true, defaulted: true }])
-    expect(failureOf(() => expect(t).toHavePrompted('select'))).toBe(
+    let failure = 'the assertion passed'
+    try {
+      expect(t).toHavePrompted('select')
+    } catch (error) {
+      failure = stripVTControlCharacters((error as Error).message)
+    }
+    expect(failure).toBe(
       [
         'expect(session).toHavePrompted(method)',
         '',
