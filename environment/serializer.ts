@@ -32,12 +32,14 @@ export const piSerializer: SnapshotSerializer = {
   test: (value) => (typeof value === 'string' ? normaliseText(value) !== value : isPlain(value) && needsWork(value)),
   serialize(value, config, indentation, depth, refs, printer) {
     if (typeof value === 'string') return printer(normaliseText(value), config, indentation, depth, refs)
+    // pretty-format asks plugins before its own cycle check; with the original on the path it finds cycles back to it.
+    if (refs.includes(value)) return '[Circular]'
     const copy: Record<string, unknown> = {}
     for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
       if (ID_KEYS.has(key) && typeof v === 'string') copy[key] = '<ID>'
       else if (TIME_KEYS.has(key) && typeof v === 'number') copy[key] = '<TIME>'
       else copy[key] = v
     }
-    return printer(copy, config, indentation, depth, refs)
+    return printer(copy, config, indentation, depth, [...refs, value])
   },
 }
