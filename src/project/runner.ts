@@ -4,6 +4,7 @@ import { resolve } from 'node:path'
 import type { Readable } from 'node:stream'
 import { x } from 'tinyexec'
 import { OutputTail } from './output-tail.js'
+import { carriesMarker, findMarkedProcesses, killMarkedProcesses, newRunMarker, signalProcesses } from './run-marker.js'
 
 export const PROJECT_SCRIPTS = ['test', 'build', 'format:check', 'lint', 'typecheck'] as const
 export type ProjectScript = (typeof PROJECT_SCRIPTS)[number]
@@ -40,6 +41,8 @@ export interface BoundedRunResult {
   /** Last 12 KiB of stdout and stderr in arrival order, decoded and sanitized. */
   outputTail: string
   outputBytes: number
+  /** Processes of the run still alive after SIGKILL (found on Linux only); empty when everything ended. */
+  strayPids: number[]
 }
 
 export interface ProjectScriptOptions {
@@ -105,7 +108,16 @@ export function resolveNpmCommand(npmCommand: readonly string[] | undefined): st
 /**
  * Runs `command` as the leader of its own process group with a hard time
  * limit, keeping only a bounded tail of its output, and leaves no process of
- * the group behind. A missing cwd or a spawn failure (e.g. ENOENT) rejects.
+ * the run behind. A missing cwd or a spawn failure (e.g. ENOENT) rejects.
+ *
+ * On Linux the run's environment carries a marker variable, and when the run
+ * ends (exit, timeout or abort) every process whose /proc/<pid>/environ holds
+ * it is ended with the group, so processes that left the group (`setsid`, a
+ * daemon's double fork) end too. Out of reach: a process started with an
+ * environment that drops the marker (`env -i`, a spawn with its own `env`) and
+ * has left the group; another user's process (a setuid program); a process
+ * that a service (dockerd, systemd) starts on the run's request. On macOS and
+ * Windows there is no /proc: only the group (Windows: only the leader) ends.
  */
 export async function runBounded(options: BoundedRunOptions): Promise<BoundedRunResult> {
   const timeoutMs = validateTimeoutMs(options.timeoutMs)
@@ -114,17 +126,18 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
   const { signal } = options
   // An already-aborted signal spawns nothing: the caller no longer wants the run.
   if (signal?.aborted) {
-    return { status: 'cancelled', exitCode: null, signal: null, durationMs: 0, cwd, outputTail: '', outputBytes: 0 }
+    return { status: 'cancelled', exitCode: null, signal: null, durationMs: 0, cwd, outputTail: '', outputBytes: 0, strayPids: [] }
   }
 
   const startedAt = performance.now()
+  const marker = newRunMarker()
   // tinyexec only buffers when awaited or iterated; we read its child's streams ourselves and never await it.
   // Its own timeout/signal options are not used: they would signal the leader only, not the group.
   const child = x(options.command, options.args ?? [], {
     throwOnError: false,
     // Resolve the command from the caller's PATH only, not from node_modules/.bin under cwd.
     nodePath: false,
-    nodeOptions: { cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+    nodeOptions: { cwd, env: { ...options.env, [marker]: '1' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
   }).process as ChildProcess
   const pipes = [child.stdout, child.stderr] as Readable[]
 
@@ -153,14 +166,13 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
     let status: RunStatus
     if (typeof first === 'string') {
       status = first
-      await terminateGroup(child)
     } else {
       status = first.exitCode === 0 ? 'passed' : 'failed'
       clearTimeout(stopTimer)
       // Descendants that outlive the leader must not keep the call waiting, nor keep running.
       await settleWithin(pipesClosed, DRAIN_MS)
-      await terminateGroup(child)
     }
+    const strayPids = await terminateRun(child, marker)
     await settleWithin(pipesClosed, PIPE_FLUSH_MS)
     for (const pipe of pipes) pipe.destroy()
     const exit = await leaderExit
@@ -171,6 +183,7 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
       cwd,
       outputTail: tail.text(),
       outputBytes: tail.totalBytes,
+      strayPids,
     }
   } finally {
     clearTimeout(stopTimer)
@@ -179,14 +192,21 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
   }
 }
 
-/** SIGTERM to the whole group, then SIGKILL after the grace period unless the group is already gone. */
-async function terminateGroup(child: ChildProcess): Promise<void> {
-  if (!signalGroup(child, 'SIGTERM')) return
-  for (let waited = 0; waited < KILL_GRACE_MS; waited += GROUP_POLL_MS) {
-    await sleep(GROUP_POLL_MS)
-    if (!signalGroup(child, 0)) return
-  }
+/**
+ * SIGTERM to the whole group and to the run's processes outside it, SIGKILL to whatever is left of
+ * them after the grace period, then SIGKILL to anything still marked; returns the pids that survived.
+ */
+async function terminateRun(child: ChildProcess, marker: string): Promise<number[]> {
+  const groupAlive = signalGroup(child, 'SIGTERM')
+  const outside = findMarkedProcesses(marker).filter(({ group }) => group !== child.pid).map(({ pid }) => pid)
+  signalProcesses(outside, 'SIGTERM')
+  const anyLeft = () => signalGroup(child, 0) || outside.some((pid) => carriesMarker(pid, marker))
+  // Nothing marked and no group: nothing of the run is left that could start another process.
+  if (!groupAlive && outside.length === 0) return []
+  for (let waited = 0; waited < KILL_GRACE_MS && anyLeft(); waited += GROUP_POLL_MS) await sleep(GROUP_POLL_MS)
   signalGroup(child, 'SIGKILL')
+  // Also confirms that nothing started during the grace period survives.
+  return killMarkedProcesses(marker, KILL_GRACE_MS, GROUP_POLL_MS)
 }
 
 /** Returns false when there is nothing (left) to signal. */
