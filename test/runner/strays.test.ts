@@ -4,14 +4,18 @@ import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { killMarkedProcesses, newRunMarker } from '../../src/project/run-marker.js'
-import { runProjectScript } from '../../src/project/runner.js'
+import { runProjectScript, type RunStatus } from '../../src/project/runner.js'
 import { createFixtureProject, isProcessRunning, quietNpmEnv, readPid, removeFixtureProjects } from './fixture-project.js'
 
 // Every process of a test's run inherits this tag from the run's env: the test's own way to find them,
 // independent of the runner's marker.
 let tag = ''
+
+beforeEach(() => {
+  tag = `RUNNER_TEST_${randomUUID().replaceAll('-', '_')}`
+})
 
 afterEach(async () => {
   // Whatever the outcome, nothing a test started outlives it.
@@ -47,6 +51,14 @@ function runMarker(cwd: string): string {
   return names[0]!
 }
 
+/** Nothing the run started is alive (by the test's tag, the stray's pid, the runner's marker), and the status stands. */
+function expectNothingLeft(cwd: string, result: { status: RunStatus; strayPids: number[] }, status: RunStatus): void {
+  expect(processesWith(tag)).toEqual([])
+  expect(isProcessRunning(readPid(cwd, 'stray.pid'))).toBe(false)
+  expect(processesWith(runMarker(cwd))).toEqual([])
+  expect(result).toMatchObject({ status, strayPids: [] })
+}
+
 // Each script leaves a process outside the group and writes its pid to stray.pid, and its env to env.txt.
 const SETSID_SLEEP = 'env > env.txt; setsid sleep 1000 & echo $! > stray.pid'
 const DAEMON_DOUBLE_FORK = 'env > env.txt; (nohup setsid sleep 1000 > /dev/null 2>&1 & echo $! > stray.pid); exit 0'
@@ -60,31 +72,22 @@ describe.runIf(process.platform === 'linux')('processes that left the process gr
     ['a double fork with nohup that exits', DAEMON_DOUBLE_FORK],
     ['a setsid process that ignores SIGTERM', 'env > env.txt; setsid node stray.js & while [ ! -s stray.pid ]; do sleep 0.05; done'],
   ])('are gone when the script ends: %s', async (_, script) => {
-    tag = `RUNNER_TEST_${randomUUID().replaceAll('-', '_')}`
     const cwd = await createFixtureProject({ test: script }, { 'stray.js': IGNORES_SIGTERM })
 
     const result = await runProjectScript({ cwd, timeoutMs: 30_000, env: { ...quietNpmEnv, [tag]: '1' } })
 
-    expect(processesWith(tag)).toEqual([])
-    expect(isProcessRunning(readPid(cwd, 'stray.pid'))).toBe(false)
-    expect(result).toMatchObject({ status: 'passed', exitCode: 0, strayPids: [] })
-    expect(processesWith(runMarker(cwd))).toEqual([])
+    expectNothingLeft(cwd, result, 'passed')
   }, 20_000)
 
   it('are gone when the run times out', async () => {
-    tag = `RUNNER_TEST_${randomUUID().replaceAll('-', '_')}`
     const cwd = await createFixtureProject({})
 
     const result = await runProjectScript({ cwd, npmCommand: SH_HOLDING, timeoutMs: 3_000, env: { [tag]: '1' } })
 
-    expect(processesWith(tag)).toEqual([])
-    expect(isProcessRunning(readPid(cwd, 'stray.pid'))).toBe(false)
-    expect(result).toMatchObject({ status: 'timed-out', strayPids: [] })
-    expect(processesWith(runMarker(cwd))).toEqual([])
+    expectNothingLeft(cwd, result, 'timed-out')
   }, 20_000)
 
   it('are gone when the run is cancelled', async () => {
-    tag = `RUNNER_TEST_${randomUUID().replaceAll('-', '_')}`
     const cwd = await createFixtureProject({})
     const controller = new AbortController()
 
@@ -93,14 +96,10 @@ describe.runIf(process.platform === 'linux')('processes that left the process gr
     controller.abort()
     const result = await run
 
-    expect(processesWith(tag)).toEqual([])
-    expect(isProcessRunning(readPid(cwd, 'stray.pid'))).toBe(false)
-    expect(result).toMatchObject({ status: 'cancelled', strayPids: [] })
-    expect(processesWith(runMarker(cwd))).toEqual([])
+    expectNothingLeft(cwd, result, 'cancelled')
   }, 20_000)
 
   it('gives up on a process that SIGKILL does not end after a bounded wait, and names it', async () => {
-    tag = `RUNNER_TEST_${randomUUID().replaceAll('-', '_')}`
     const marker = newRunMarker()
     const sleeper = spawn('sleep', ['1000'], { env: { ...process.env, [marker]: '1', [tag]: '1' }, stdio: 'ignore' })
     await new Promise((spawned) => sleeper.once('spawn', spawned))
