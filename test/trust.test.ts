@@ -1,4 +1,5 @@
 // Green means right: a crashing guard, a second run() at once, fail loudly and name what went wrong.
+import { existsSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
 import { calls, createTestSession, says, when, type TestSession } from '../src/index.js'
@@ -86,5 +87,18 @@ describe('two runs at once on one session', () => {
     await expect(t.command('review')).rejects.toThrow('command() while run(when("first")) is still running on this session')
     await first
     expect(t.playbook.consumed).toBe(2)
+  })
+})
+
+describe('a tool that never settles', () => {
+  it('does not hang dispose(): it is named, and the temp dirs are removed all the same', async () => {
+    const stuck = await createTestSession({ mockTools: { bash: () => new Promise<never>(() => {}) } })
+    const run = stuck.run(when('hang', [calls('bash', { command: 'sleep forever' }), says('never')]))
+    run.catch(() => {})
+    await expect.poll(() => stuck.events.toolCalls.length).toBe(1)
+    await expect(stuck.dispose()).rejects.toThrow(
+      'dispose(): the agent did not stop within 1000 ms of abort(): tool "bash" (toolCallId call_1_1, playbook step 1) was still running and ignored its abort signal.',
+    )
+    expect(existsSync(stuck.cwd)).toBe(false)
   })
 })

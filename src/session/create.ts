@@ -116,7 +116,32 @@ function scriptModel(pi: AgentSession, model: Model<string>, recorder: Recorder)
 async function bindExtensions(pi: AgentSession, mocks: SessionMocks, recorder: Recorder, stack: DisposerStack) {
   await bindSession(pi, { ui: mocks.ui, headless: mocks.headless, onError: (error) => recorder.extensionError(error) })
   stack.defer(() => emitShutdown(pi))
-  stack.defer(() => pi.abort())
+  stack.defer(() => stopAgent(pi, recorder.records))
+}
+
+/** How long dispose() waits for the agent to stop after abort() before it cleans up anyway. */
+const STOP_GRACE_MS = 1000
+
+/**
+ * Aborts the agent and waits, bounded, until it is idle: a tool that never settles and ignores its abort
+ * signal must not keep the session's temp dirs, or the test's end, waiting forever. It is named instead.
+ */
+async function stopAgent(pi: AgentSession, records: SessionRecords): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const stopped = await Promise.race([
+    pi.abort().then(() => true),
+    new Promise<false>((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS, false))),
+  ]).finally(() => clearTimeout(timer))
+  if (stopped) return
+  const ended = new Set(records.toolResults.map((result) => result.toolCallId))
+  const running = records.toolCalls.filter((call) => !call.blocked && !ended.has(call.toolCallId))
+  const what = running.length > 0
+    ? running.map((call) => `tool "${call.toolName}" (toolCallId ${call.toolCallId}, playbook step ${call.step})`).join(', ')
+    : 'no tool (an extension handler or the model stream)'
+  throw new Error(
+    `dispose(): the agent did not stop within ${STOP_GRACE_MS} ms of abort(): ${what} was still running and ignored its abort signal. ` +
+      "The session's temp dirs are removed all the same; what was running is abandoned.",
+  )
 }
 
 /** With propagateErrors (the default), a handler's crash fails the test, even where Pi fails safe. */
