@@ -41,7 +41,8 @@ const notStarted = (): PiExecResult => execResult({ stdout: '', stderr: '', code
  * A rule matches when every key its `match` gives holds, where the command line is `[command, ...args].join(' ')`:
  * - `cmd_exact`: equals the command alone (`"git"`) or the whole command line (`"git status --short"`);
  * - `cmd_prefix`: the command line starts with it (plain text, so `"git"` also matches `"gitk"`);
- * - `cmd_pattern`: a JavaScript RegExp, compiled without flags, finds a match in the command line;
+ * - `cmd_pattern`: a pattern in RE2 syntax (linear-time: no lookaround or backreferences), compiled
+ *   without flags, finds a match in the command line;
  * - `args_contain`: every listed string is one of the args (whole elements, any order).
  *
  * A rule with `times` > 0 answers at most that often. When no rule answers, `default_result` does;

@@ -25,8 +25,8 @@ export interface HttpMockHandle {
  * Answers requests from the rules of `mocks`, first match wins. A rule matches when every key its
  * `match` gives holds:
  * - `method`: equals the request's method, ignoring case (omitted: any method);
- * - `url_exact`: equals the full URL; `url_prefix`: starts it; `url_pattern`: a JavaScript RegExp,
- *   compiled without flags, finds a match in it;
+ * - `url_exact`: equals the full URL; `url_prefix`: starts it; `url_pattern`: a pattern in RE2 syntax
+ *   (linear-time: no lookaround or backreferences), compiled without flags, finds a match in it;
  * - `headers`: each listed header is present (names ignore case) with exactly the listed value;
  * - `body_contains`: the request body, as text, contains it.
  *

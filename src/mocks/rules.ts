@@ -1,6 +1,7 @@
 // The one rule engine of every mock (exec, HTTP, tool invocations): first match wins, `times` caps a rule,
 // and one policy decides what a call that no rule answers does.
 import { messageOf } from '../shared/errors.js'
+import { compileSpecPattern, type SpecPattern } from './spec/pattern.js'
 
 /** What a mock does with a request no rule (and no default) answers. */
 export type UnhandledMode = 'error' | 'warn' | 'bypass'
@@ -186,20 +187,20 @@ export class MockRules<Request, Rule extends CountedRule> {
 }
 
 /**
- * Compiles each rule's pattern without flags, keyed by rule. Done once, up front, so a bad pattern fails
- * when the mock is made rather than on some later request.
+ * Compiles each rule's pattern (RE2 syntax, without flags), keyed by rule. Done once, up front, so a bad
+ * pattern fails when the mock is made rather than on some later request.
  */
 export function compilePatterns<Key extends string, Rule extends { match: { [K in Key]?: string } }>(
   rules: readonly Rule[],
   section: string,
   key: Key,
-): Map<Rule, RegExp> {
-  const patterns = new Map<Rule, RegExp>()
+): Map<Rule, SpecPattern> {
+  const patterns = new Map<Rule, SpecPattern>()
   rules.forEach((rule, index) => {
     const source = rule.match[key]
     if (source === undefined) return
     try {
-      patterns.set(rule, new RegExp(source))
+      patterns.set(rule, compileSpecPattern(source))
     } catch (error) {
       throw new SyntaxError(`${section}.rules[${index}].match.${key}: ${messageOf(error)}`)
     }
@@ -207,14 +208,8 @@ export function compilePatterns<Key extends string, Rule extends { match: { [K i
   return patterns
 }
 
-const compiled = new Map<string, RegExp>()
-
 /** A rule's pattern, compiled once; compilePatterns has already rejected a bad one with its place. */
-export function patternOf(source: string): RegExp {
-  let pattern = compiled.get(source)
-  if (!pattern) compiled.set(source, (pattern = new RegExp(source)))
-  return pattern
-}
+export const patternOf = compileSpecPattern
 
 function limitOf(rule: CountedRule): number {
   return rule.times !== undefined && rule.times > 0 ? rule.times : 0

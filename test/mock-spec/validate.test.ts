@@ -211,6 +211,27 @@ describe('validateMockSpec: invalid specs', () => {
     expect(messageFor(spec)).toBe('mock spec: /exec/rules/2/match/cmd_pattern: invalid regular expression: Nothing to repeat')
   })
 
+  it('a pattern that needs backtracking (lookahead, backreference) is refused: patterns use RE2 syntax', () => {
+    const spec = {
+      ...base,
+      http: { rules: [{ match: { url_pattern: '^https://x/(?!admin)' }, response: { status: 200 } }] },
+      exec: { rules: [{ match: { cmd_pattern: '^(\\w+) \\1$' }, result: {} }] },
+    }
+    expect(messageFor(spec)).toBe(
+      [
+        'mock spec: /http/rules/0/match/url_pattern: unsupported regular expression: invalid or unsupported Perl syntax: `(?!` ' +
+          '(patterns use RE2 syntax, which matches in linear time: no lookahead, lookbehind or backreferences)',
+        'mock spec: /exec/rules/0/match/cmd_pattern: unsupported regular expression: invalid escape sequence: `\\1` ' +
+          '(patterns use RE2 syntax, which matches in linear time: no lookahead, lookbehind or backreferences)',
+      ].join('\n'),
+    )
+  })
+
+  it('accepts RE2 syntax that a JavaScript RegExp lacks, such as the inline flag (?i)', () => {
+    const spec = { ...base, exec: { rules: [{ match: { cmd_pattern: '(?i)^git status' }, result: {} }] } }
+    expect(validateMockSpec(spec)).toBe(spec)
+  })
+
   it('exec match without any cmd_*', () => {
     const spec = { ...base, exec: { rules: [{ match: { args_contain: ['status'] }, result: { code: 0 } }] } }
     expect(messageFor(spec)).toBe('mock spec: /exec/rules/0/match: must have one of cmd_exact, cmd_prefix, cmd_pattern')

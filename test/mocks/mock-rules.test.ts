@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compilePatterns, MockRules, type RuleMatcher } from '../../src/mocks/rules.js'
+import { compilePatterns, MockRules, patternOf, type RuleMatcher } from '../../src/mocks/rules.js'
 
 interface WordRule {
   match: { word: string }
@@ -101,6 +101,17 @@ describe('compilePatterns', () => {
     expect([...patterns.values()].map(String)).toEqual(['/^a.c$/'])
     expect(() => compilePatterns([good, { match: { pattern: '(' } }], 'demo', 'pattern')).toThrow(
       new SyntaxError('demo.rules[1].match.pattern: Invalid regular expression: /(/: Unterminated group'),
+    )
+  })
+
+  it('reads RE2 syntax, finds a match anywhere, and refuses what would need backtracking', () => {
+    expect([patternOf('(?i)^git').test('GIT status'), patternOf('st').test('git status'), patternOf('^st').test('git status')]).toEqual([true, true, false])
+    expect(String(patternOf('^https://a.test/'))).toBe('/^https:\\/\\/a.test\\//')
+    expect(() => compilePatterns([{ match: { pattern: '(?<=v)1' } }], 'demo', 'pattern')).toThrow(
+      new SyntaxError(
+        'demo.rules[0].match.pattern: Unsupported regular expression: /(?<=v)1/: invalid named capture: `(?<=v)1` ' +
+          '(patterns use RE2 syntax, which matches in linear time: no lookahead, lookbehind or backreferences)',
+      ),
     )
   })
 })

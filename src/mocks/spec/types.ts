@@ -75,7 +75,7 @@ export interface HttpMatch {
   method?: HttpMethod
   url_exact?: string
   url_prefix?: string
-  /** JavaScript regular expression source, without slashes or flags. */
+  /** A pattern in RE2 syntax, without slashes or flags (inline flags such as `(?i)` work); no lookaround or backreferences, so matching is linear in time. */
   url_pattern?: string
   /** All listed request headers must be present. */
   headers?: Record<string, string>
@@ -109,7 +109,7 @@ export interface ExecRule {
 export interface ExecMatch {
   cmd_exact?: string
   cmd_prefix?: string
-  /** JavaScript regular expression source, without slashes or flags. */
+  /** A pattern in RE2 syntax, without slashes or flags (inline flags such as `(?i)` work); no lookaround or backreferences, so matching is linear in time. */
   cmd_pattern?: string
   /** All listed args must appear in the args array. */
   args_contain?: string[]

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
-import { messageOf } from '../../shared/errors.js'
+import { compileSpecPattern, SpecPatternError } from './pattern.js'
 import type { MockSpec } from './types.js'
 
 export interface MockSpecProblem {
@@ -154,15 +154,14 @@ function semanticProblems(value: unknown, extensionIds: readonly string[] | unde
   return problems
 }
 
-// Patterns are compiled without flags, the same way a runtime would build them from a plain string.
+// Patterns are compiled as the mocks compile them: RE2 syntax, without flags.
 function checkPattern(pattern: unknown, pointer: string, problems: MockSpecProblem[]): void {
   if (typeof pattern !== 'string') return
   try {
-    new RegExp(pattern)
+    compileSpecPattern(pattern)
   } catch (error) {
-    // V8 says "Invalid regular expression: /<source>/: <reason>"; the pointer already identifies the source.
-    const message = messageOf(error)
-    problems.push({ pointer, message: `invalid regular expression: ${message.slice(message.lastIndexOf(': ') + 2)}` })
+    if (!(error instanceof SpecPatternError)) throw error
+    problems.push({ pointer, message: error.problem })
   }
 }
 
