@@ -336,6 +336,34 @@ describe('validateMockSpec: invalid specs', () => {
   })
 })
 
+describe('validateMockSpec: many problems', () => {
+  const badRules = (count: number) => Array.from({ length: count }, () => ({ match: { method: 'GET' }, response: { status: 200 } }))
+  const noKey = (index: number) => `mock spec: /http/rules/${index}/match: must have one of url_exact, url_prefix, url_pattern, headers, body_contains`
+
+  it('lists the first 20 problems in document order and counts the rest', () => {
+    const error = errorOf(() => validateMockSpec({ ...base, http: { rules: badRules(16_000) } }))
+    expect(error.message).toBe([...Array.from({ length: 20 }, (_, index) => noKey(index)), 'mock spec: … and 15980 more problems'].join('\n'))
+    expect(error.problems).toHaveLength(20)
+    expect(error.problems[19]).toEqual({
+      pointer: '/http/rules/19/match',
+      message: 'must have one of url_exact, url_prefix, url_pattern, headers, body_contains',
+    })
+    expect(error.omitted).toBe(15_980)
+  })
+
+  it('counts a single problem past the list as one', () => {
+    const error = errorOf(() => validateMockSpec({ ...base, http: { rules: badRules(21) } }, { source: 'mocks/x.json' }))
+    expect(error.message.split('\n').slice(-2)).toEqual([noKey(19).replace('mock spec', 'mocks/x.json'), 'mocks/x.json: … and 1 more problem'])
+    expect(error.omitted).toBe(1)
+  })
+
+  it('lists everything, with nothing omitted, up to 20 problems', () => {
+    const error = errorOf(() => validateMockSpec({ ...base, http: { rules: badRules(20) } }))
+    expect(error.message).toBe(Array.from({ length: 20 }, (_, index) => noKey(index)).join('\n'))
+    expect(error.omitted).toBe(0)
+  })
+})
+
 describe('loadMockSpec: file errors', () => {
   it('invalid JSON names the file and where it broke', () => {
     const path = fixture('trailing-comma.json')

@@ -17,7 +17,8 @@ export interface ValidateMockSpecOptions {
 }
 
 // require() reads JSON on every Node 20.x; JSON import attributes need 20.10.
-const schema = createRequire(import.meta.url)('./schema.json') as object
+const schema = createRequire(import.meta.url)('./schema.json') as JsonSchema
+const inlined = inlineRefs(schema)
 
 const DEFAULT_SOURCE = 'mock spec'
 const HTTP_MATCH_KEYS = 'must have one of url_exact, url_prefix, url_pattern, headers, body_contains'
@@ -25,16 +26,29 @@ const EXEC_MATCH_KEYS = 'must have one of cmd_exact, cmd_prefix, cmd_pattern'
 // Allowed-name lists longer than this stop helping and start burying the actual problem.
 const MAX_ALLOWED_LIST_LENGTH = 100
 
-/** Every problem found in one mock spec; the message has one `<source>: <pointer>: <message>` line per problem. */
+// Past this many, more lines bury the first problems, which usually explain the rest.
+const MAX_LISTED_PROBLEMS = 20
+
+/**
+ * The problems found in one mock spec, in document order: the first 20 in `problems` and one
+ * `<source>: <pointer>: <message>` line each in the message, then a line counting the `omitted` rest.
+ */
 export class MockSpecError extends Error {
   override readonly name = 'MockSpecError'
   readonly source: string
   readonly problems: readonly MockSpecProblem[]
+  /** How many problems were found beyond those in `problems`. */
+  readonly omitted: number
 
   constructor(source: string, problems: readonly MockSpecProblem[]) {
-    super(problems.map((problem) => formatProblem(source, problem)).join('\n'))
+    const listed = problems.slice(0, MAX_LISTED_PROBLEMS)
+    const omitted = problems.length - listed.length
+    const lines = listed.map((problem) => formatProblem(source, problem))
+    if (omitted > 0) lines.push(`${source}: … and ${omitted} more problem${omitted === 1 ? '' : 's'}`)
+    super(lines.join('\n'))
     this.source = source
-    this.problems = problems
+    this.problems = listed
+    this.omitted = omitted
   }
 }
 
@@ -46,7 +60,7 @@ function formatProblem(source: string, { pointer, message }: MockSpecProblem): s
 // Compiled on first use: it costs more than a test session, and most test files never load a spec.
 // strict: false because the schema carries annotation keywords (default, description) on purpose.
 let compiled: ReturnType<Ajv2020['compile']> | undefined
-const validator = () => (compiled ??= new Ajv2020({ allErrors: true, strict: false, verbose: true }).compile(schema))
+const validator = () => (compiled ??= new Ajv2020({ allErrors: true, strict: false, verbose: true }).compile(inlined.schema))
 
 /** Returns the spec typed and unchanged (defaults not filled in), or throws one MockSpecError with every schema and cross-field problem. */
 export function validateMockSpec(value: unknown, options: ValidateMockSpecOptions = {}): MockSpec {
@@ -73,21 +87,16 @@ function schemaProblems(errors: readonly ErrorObject[]): MockSpecProblem[] {
     }
     // Ajv reports a failed anyOf/oneOf right after its branch errors, all located at or below the same instance.
     const ownTypePath = error.schemaPath.replace(/\/(anyOf|oneOf)$/, '/type')
-    const branches: Entry[] = []
-    let last = entries.at(-1)
-    while (last && isWithin(last.pointer, error.instancePath) && last.schemaPath !== ownTypePath) {
-      branches.unshift(last)
-      entries.pop()
-      last = entries.at(-1)
-    }
-    entries.push(...collapseBranches(error, branches))
+    let start = entries.length
+    while (start > 0 && isWithin(entries[start - 1]!.pointer, error.instancePath) && entries[start - 1]!.schemaPath !== ownTypePath) start--
+    for (const entry of collapseBranches(error, entries.splice(start))) entries.push(entry)
   }
   return entries.map(({ pointer, message }) => ({ pointer, message }))
 }
 
 function collapseBranches(error: ErrorObject, branches: readonly Entry[]): Entry[] {
-  if (error.schemaPath.endsWith('/$defs/http_match/anyOf')) return [toEntry(error, HTTP_MATCH_KEYS)]
-  if (error.schemaPath.endsWith('/$defs/exec_match/anyOf')) return [toEntry(error, EXEC_MATCH_KEYS)]
+  if (error.parentSchema === inlined.defs.http_match) return [toEntry(error, HTTP_MATCH_KEYS)]
+  if (error.parentSchema === inlined.defs.exec_match) return [toEntry(error, EXEC_MATCH_KEYS)]
   // A branch whose type fit produced errors further down: those are the real problem, the other branches are noise.
   const deeper = branches.filter((branch) => branch.pointer !== error.instancePath)
   if (deeper.length > 0) return deeper
@@ -183,23 +192,35 @@ function dedupe(problems: readonly MockSpecProblem[]): MockSpecProblem[] {
 
 // Problems follow the order of the document itself; the sort is stable, so problems at one spot keep schema order.
 function sortProblems(value: unknown, problems: readonly MockSpecProblem[]): MockSpecProblem[] {
-  const ranked = problems.map((problem) => ({ problem, rank: documentPosition(value, problem.pointer) }))
+  const keyIndexes = new WeakMap<object, Map<string, number>>()
+  const ranked = problems.map((problem) => ({ problem, rank: documentPosition(value, problem.pointer, keyIndexes) }))
   ranked.sort((a, b) => compareRanks(a.rank, b.rank))
   return ranked.map(({ problem }) => problem)
 }
 
-// A pointer's position as the index of each segment among its parent's keys (or array items), in document order.
-function documentPosition(value: unknown, pointer: string): number[] {
+// A pointer's position as the index of each segment among its parent's keys (or array items), in document
+// order. Each object's keys are indexed once, so ranking every problem stays linear in the spec's size.
+function documentPosition(value: unknown, pointer: string, keyIndexes: WeakMap<object, Map<string, number>>): number[] {
   const rank: number[] = []
   let current = value
   for (const raw of pointer === '' ? [] : pointer.slice(1).split('/')) {
     const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~')
-    const keys = Array.isArray(current) ? current.map((_, index) => String(index)) : isObject(current) ? Object.keys(current) : []
-    const index = keys.indexOf(segment)
+    const index = Array.isArray(current) ? arrayIndex(current, segment) : isObject(current) ? keyIndex(current, segment, keyIndexes) : -1
     rank.push(index === -1 ? Number.MAX_SAFE_INTEGER : index)
     current = index === -1 ? undefined : (current as Record<string, unknown>)[segment]
   }
   return rank
+}
+
+function arrayIndex(array: readonly unknown[], segment: string): number {
+  const index = /^(0|[1-9]\d*)$/.test(segment) ? Number(segment) : -1
+  return index < array.length ? index : -1
+}
+
+function keyIndex(object: Record<string, unknown>, key: string, keyIndexes: WeakMap<object, Map<string, number>>): number {
+  let indexes = keyIndexes.get(object)
+  if (!indexes) keyIndexes.set(object, (indexes = new Map(Object.keys(object).map((name, index) => [name, index]))))
+  return indexes.get(key) ?? -1
 }
 
 function compareRanks(a: readonly number[], b: readonly number[]): number {
@@ -215,4 +236,30 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function listOf(value: unknown): unknown[] {
   return Array.isArray(value) ? value : []
+}
+
+type JsonSchema = { [keyword: string]: unknown }
+
+/**
+ * The schema with every `$ref` replaced by its definition, and each definition inlined once, so an error's
+ * parentSchema is the definition object itself. Ajv calls a referenced schema as a function and joins its
+ * errors to the caller's with `concat`, which made N failing rules cost O(N²); inlined, each error is one push.
+ */
+function inlineRefs(root: JsonSchema): { schema: JsonSchema; defs: Record<string, JsonSchema> } {
+  const definitions = (root.$defs ?? {}) as Record<string, JsonSchema>
+  const defs: Record<string, JsonSchema> = {}
+  const definition = (ref: string): JsonSchema => {
+    const name = ref.replace(/^#\/\$defs\//, '')
+    if (!(name in definitions)) throw new Error(`schema.json: unknown $ref ${ref}`)
+    return (defs[name] ??= inline(definitions[name]) as JsonSchema)
+  }
+  const inline = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(inline)
+    if (!isObject(node)) return node
+    const { $ref, $defs: _defs, ...rest } = node
+    // Beside a $ref the schema only annotates (description), so merging keeps the meaning.
+    if (typeof $ref === 'string') return Object.keys(rest).length === 0 ? definition($ref) : { ...definition($ref), ...rest }
+    return Object.fromEntries(Object.entries(rest).map(([key, child]) => [key, inline(child)]))
+  }
+  return { schema: inline(root) as JsonSchema, defs }
 }
