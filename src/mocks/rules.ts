@@ -88,6 +88,8 @@ export interface RuleMiss {
   label: string
   /** The rule matched but had already answered `times` times. */
   ranOut: boolean
+  /** Why it did not match, one reason per failing condition; empty when it ran out. */
+  reasons: readonly string[]
   /** `exec.rules[0] did not match: …` or `exec.rules[1] matched but its times (2) ran out`. */
   line: string
 }
@@ -103,6 +105,9 @@ export interface PendingRule {
   /** `exec.rules[1] (cmd_prefix "git status") answered 1 of 2 times`. */
   line: string
 }
+
+// An unhandled call's message names this many rules at most: thousands of lines hide the one that nearly matched.
+const MAX_EXPLAINED_RULES = 10
 
 export class MockRules<Request, Rule extends CountedRule> {
   readonly #rules: readonly Rule[]
@@ -130,12 +135,12 @@ export class MockRules<Request, Rule extends CountedRule> {
       const label = this.labelOf(index)
       const reasons = this.matcher.mismatches(rule, request)
       if (reasons.length > 0) {
-        misses.push({ index, label, ranOut: false, line: `${label} did not match: ${reasons.join('; ')}` })
+        misses.push({ index, label, ranOut: false, reasons, line: `${label} did not match: ${reasons.join('; ')}` })
         continue
       }
       const times = limitOf(rule)
       if (times > 0 && this.#uses[index]! >= times) {
-        misses.push({ index, label, ranOut: true, line: `${label} matched but its times (${times}) ran out` })
+        misses.push({ index, label, ranOut: true, reasons: [], line: `${label} matched but its times (${times}) ran out` })
         continue
       }
       this.#uses[index]!++
@@ -144,14 +149,24 @@ export class MockRules<Request, Rule extends CountedRule> {
     return { hit: undefined, misses }
   }
 
-  /** One line per rule tried, in order, for an error message. */
+  /**
+   * One line per rule tried, in order, for an error message. Past 10 rules, the 10 that failed on the
+   * fewest conditions (a rule that ran out failed on none), then a line counting the rest.
+   */
   explain(misses: readonly RuleMiss[]): string[] {
-    return misses.length > 0 ? misses.map((miss) => miss.line) : [`(${this.section}.${this.list} is empty)`]
+    if (misses.length === 0) return [`(${this.section}.${this.list} is empty)`]
+    if (misses.length <= MAX_EXPLAINED_RULES) return misses.map((miss) => miss.line)
+    const closest = [...misses].sort((a, b) => a.reasons.length - b.reasons.length || a.index - b.index).slice(0, MAX_EXPLAINED_RULES)
+    const rest = misses.length - closest.length
+    return [
+      ...closest.sort((a, b) => a.index - b.index).map((miss) => miss.line),
+      `… and ${rest} more ${this.section}.${this.list}, none closer than those above`,
+    ]
   }
 
   /**
    * The first rule's answer; else the default's; else what `policy` says: 'bypass' and 'warn' answer
-   * from `fallbacks`, 'error' reports and throws an UnhandledCallError listing every rule and why it did not answer.
+   * from `fallbacks`, 'error' reports and throws an UnhandledCallError listing the rules and why they did not answer.
    */
   answer<Answer>(request: Request, answerOf: (rule: Rule) => Answer, fallbacks: Fallbacks<Answer>, policy: UnhandledPolicy): Answered<Answer> {
     const lookup = this.find(request)

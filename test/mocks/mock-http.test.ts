@@ -209,6 +209,23 @@ describe('createHttpMock unhandled', () => {
     ])
   })
 
+  it("'error' against 5,000 rules names the 10 that failed on the fewest conditions, and counts the rest", () => {
+    const item = (i: number, method: 'GET' | 'POST' = 'GET') => ({ match: { method, url_prefix: `https://api.test/v1/items/${i}/` }, response: { status: 200 } })
+    const many = Array.from({ length: 5000 }, (_, i) => item(i, i === 2500 ? 'POST' : 'GET'))
+    const { mock } = harness({ rules: many }, 'error')
+    expect(bodyOf(mock.handle(request('https://api.test/v2/x', { method: 'POST' })))).toBe(
+      [
+        'error: Unhandled request: POST https://api.test/v2/x (no rule matched and http.default_response is not set)',
+        ...Array.from(
+          { length: 9 },
+          (_, i) => `  http.rules[${i}] did not match: the method is POST, not GET; the URL does not start with "https://api.test/v1/items/${i}/"`,
+        ),
+        '  http.rules[2500] did not match: the URL does not start with "https://api.test/v1/items/2500/"',
+        '  … and 4990 more http.rules, none closer than those above',
+      ].join('\n'),
+    )
+  })
+
   it("'error' with no rules says the rule list is empty", () => {
     const { mock } = harness({}, 'error')
     expect(bodyOf(mock.handle(request('http://a.test/')))).toBe(

@@ -55,8 +55,8 @@ describe('MockRules', () => {
     expect(lookup.hit).toBeUndefined()
     const misses = lookup.hit === undefined ? lookup.misses : []
     expect(misses).toEqual([
-      { index: 0, label: 'demo.rules[0]', ranOut: false, line: 'demo.rules[0] did not match: "b" is not "a"' },
-      { index: 1, label: 'demo.rules[1]', ranOut: true, line: 'demo.rules[1] matched but its times (2) ran out' },
+      { index: 0, label: 'demo.rules[0]', ranOut: false, reasons: ['"b" is not "a"'], line: 'demo.rules[0] did not match: "b" is not "a"' },
+      { index: 1, label: 'demo.rules[1]', ranOut: true, reasons: [], line: 'demo.rules[1] matched but its times (2) ran out' },
     ])
     expect(rules.explain(misses)).toEqual(['demo.rules[0] did not match: "b" is not "a"', 'demo.rules[1] matched but its times (2) ran out'])
   })
@@ -84,6 +84,22 @@ describe('MockRules', () => {
     expect(rules.pending()).toEqual([
       { label: 'demo.rules[0]', description: 'word "a"', times: 2, uses: 1, line: 'demo.rules[0] (word "a") answered 1 of 2 times' },
       { label: 'demo.rules[2]', description: 'word "c"', times: 1, uses: 0, line: 'demo.rules[2] (word "c") answered 0 of 1 times' },
+    ])
+  })
+
+  it('explains at most 10 rules: those that failed on the fewest conditions, a rule that ran out first, in rule order', () => {
+    const words = ['a', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l']
+    const rules = new MockRules<string, WordRule>(
+      [...words.map((word) => ({ match: { word }, answer: word })), { match: { word: 'b' }, answer: 'b', times: 1 }],
+      'demo',
+      byWord,
+    )
+    rules.find('b')
+    const lookup = rules.find('b')
+    expect(lookup.hit === undefined ? rules.explain(lookup.misses) : []).toEqual([
+      ...words.slice(0, 9).map((word, index) => `demo.rules[${index}] did not match: "b" is not "${word}"`),
+      'demo.rules[11] matched but its times (1) ran out',
+      '… and 2 more demo.rules, none closer than those above',
     ])
   })
 
