@@ -1,5 +1,5 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
+import { homedir, tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
@@ -114,6 +114,7 @@ describe('createTestSession', () => {
 describe('hermetic sessions', () => {
   it('never touches the real home or ~/.pi, and removes its temp dirs on dispose', async () => {
     const realHome = homedir()
+    const realUserHome = userInfo().homedir
     const realPi = join(realHome, '.pi')
     const before = existsSync(realPi) ? readdirSync(realPi, { recursive: true }) : undefined
     const seen: Record<string, string | undefined> = {}
@@ -123,6 +124,7 @@ describe('hermetic sessions', () => {
           pi.registerCommand('where', {
             handler: async (_args, ctx) => {
               seen.home = homedir()
+              seen.userInfoHome = userInfo().homedir
               seen.agentDir = process.env.PI_CODING_AGENT_DIR
               seen.offline = process.env.PI_OFFLINE
               seen.cwd = ctx.cwd
@@ -135,6 +137,7 @@ describe('hermetic sessions', () => {
     await t.command('where')
     await t.run(when('work', [calls('bash', { command: 'ls' }), says('done')]))
     expect(seen.home).not.toBe(realHome)
+    expect(seen.userInfoHome).toBe(seen.home)
     expect(seen.agentDir!.startsWith(seen.home!)).toBe(true)
     expect(seen.offline).toBe('1')
     expect(seen.cwd).toBe(t.cwd)
@@ -144,6 +147,7 @@ describe('hermetic sessions', () => {
     expect(existsSync(seen.home!)).toBe(false)
     expect(existsSync(t.cwd)).toBe(false)
     expect(homedir()).toBe(realHome)
+    expect(userInfo().homedir).toBe(realUserHome)
     expect(existsSync(realPi) ? readdirSync(realPi, { recursive: true }) : undefined).toEqual(before)
   })
 

@@ -100,6 +100,13 @@ function replaceHomedir(home: string): () => void {
   if (!(os.homedir as Isolated).isolated) {
     const original = os.homedir
     os.homedir = Object.assign(() => (process as HomeHolder)[HOME] ?? original(), { isolated: true as const })
+    // os.userInfo().homedir reads the password database: the real home, unless it is replaced too.
+    const userInfo = os.userInfo
+    os.userInfo = ((options?: { encoding: BufferEncoding }) => {
+      const info = userInfo(options)
+      const temp = (process as HomeHolder)[HOME]
+      return temp === undefined ? info : { ...info, homedir: temp }
+    }) as typeof os.userInfo
     syncBuiltinESMExports()
   }
   const holder = process as HomeHolder
