@@ -1,12 +1,15 @@
 // The audit (test/support/network-audit*.ts) fails the whole run if any file opens a socket beyond
-// loopback; this file shows it would notice one, and that sessions refuse to open one.
+// loopback; this file shows it would notice one, and that sessions refuse to open one. Beneath the guard
+// lies the floor (test/support/network-floor.mjs): what a regressed guard let through would be stopped
+// and recorded there, never sent.
 import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { join } from 'node:path'
 import { threadId } from 'node:worker_threads'
-import { expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestSession } from '../src/index.js'
 import { auditConnect } from './support/network-audit.js'
+import { layFloor, type Floor } from './support/network-floor.mjs'
 
 it('is audited: every Socket#connect goes through the audit, which records targets beyond loopback', () => {
   expect(net.Socket.prototype.connect.name).toBe('audited')
@@ -15,16 +18,28 @@ it('is audited: every Socket#connect goes through the audit, which records targe
   expect(auditConnect([{ host: '127.0.0.1', port: 80 }])).toBe(false)
   expect(auditConnect([{ path: '/tmp/x.sock' }])).toBe(false)
   expect(auditConnect([9, '192.0.2.1'])).toBe(true)
+  // What net.connect, tls.connect and http pass: the options pre-normalized into an array.
+  expect(auditConnect([[{ port: 10, host: '192.0.2.1' }, null]])).toBe(true)
+  expect(auditConnect([[{ port: 11, host: '127.0.0.1' }, null]])).toBe(false)
   const log = join(dir, `${process.pid}-${threadId}.log`)
   expect(readdirSync(dir)).toContain(`${process.pid}-${threadId}.log`)
-  expect(readFileSync(log, 'utf8')).toBe('192.0.2.1:9\n')
-  // Forget this deliberate entry (this file opens nothing else), so that the audit judges the rest of the suite.
+  expect(readFileSync(log, 'utf8')).toBe('192.0.2.1:9\n192.0.2.1:10\n')
+  // Forget these deliberate entries (this file opens nothing else), so that the audit judges the rest of the suite.
   rmSync(log)
 })
 
-it('refuses connections beyond loopback while a session lives, before any packet leaves', async () => {
-  const t = await createTestSession()
-  const error = await new Promise<Error>((resolve) => net.connect(443, 'example.com').on('error', resolve))
-  expect(error.message).toBe('Network access is disabled in tests: example.com:443')
-  await t.dispose()
+describe('while a session lives, nothing leaves by', () => {
+  let floor: Floor
+  beforeAll(async () => {
+    floor = await layFloor()
+  })
+  afterAll(() => floor.restore())
+
+  it('TCP: the connection is refused before any packet leaves', async () => {
+    const t = await createTestSession()
+    const error = await new Promise<Error>((resolve) => net.connect(443, 'example.com').on('error', resolve))
+    expect(error.message).toBe('Network access is disabled in tests: example.com:443')
+    await t.dispose()
+    expect(floor.stopped).toEqual([])
+  })
 })

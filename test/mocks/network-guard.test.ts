@@ -4,22 +4,36 @@ import net from 'node:net'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { guardNetwork } from '../../src/isolation/network-guard.js'
+import { connectTarget } from '../support/network-audit.js'
+import { layFloor, type Floor } from '../support/network-floor.mjs'
 
 type Connect = typeof net.Socket.prototype.connect
 
-// Counts the calls that get past the guard to the real connect, so "no real socket was opened" can be checked.
+// Beneath the guard, two stubs record what gets past it and send nothing beyond loopback, even if the guard
+// regressed: the recorder on Socket#connect (it counts what reached "the real connect") and, beneath every
+// JavaScript layer, the floor on the native handles and the resolver.
+let floor: Floor
 let realConnects: unknown[][] = []
 let unpatched: Connect
 let releases: (() => void)[] = []
+
+beforeAll(async () => {
+  floor = await layFloor()
+})
+
+afterAll(() => floor.restore())
 
 beforeEach(() => {
   realConnects = []
   unpatched = net.Socket.prototype.connect
   net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
     realConnects.push(args)
-    return (unpatched as (...args: unknown[]) => net.Socket).apply(this, args)
+    const beyond = connectTarget(args)
+    if (beyond === undefined) return (unpatched as (...args: unknown[]) => net.Socket).apply(this, args)
+    this.destroy(new Error(`stopped beneath the guard: ${beyond}`))
+    return this
   } as Connect
 })
 
@@ -27,6 +41,7 @@ afterEach(() => {
   for (const release of releases) release()
   releases = []
   net.Socket.prototype.connect = unpatched
+  expect(floor.stopped).toEqual([])
 })
 
 function guard(onBlocked?: (target: string) => void): () => void {
