@@ -2,6 +2,8 @@
 // loopback; this file shows it would notice one, and that sessions refuse to open one. Beneath the guard
 // lies the floor (test/support/network-floor.mjs): what a regressed guard let through would be stopped
 // and recorded there, never sent.
+import dgram from 'node:dgram'
+import dns from 'node:dns'
 import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { join } from 'node:path'
@@ -39,6 +41,33 @@ describe('while a session lives, nothing leaves by', () => {
     const t = await createTestSession()
     const error = await new Promise<Error>((resolve) => net.connect(443, 'example.com').on('error', resolve))
     expect(error.message).toBe('Network access is disabled in tests: example.com:443')
+    await t.dispose()
+    expect(floor.stopped).toEqual([])
+  })
+
+  it('UDP: the datagram is refused, and its host name never resolved', async () => {
+    const t = await createTestSession()
+    const socket = dgram.createSocket('udp4')
+    const errors = await Promise.all([
+      new Promise<Error | null>((resolve) => socket.send('ping', 53, '192.0.2.1', resolve)),
+      new Promise<Error | null>((resolve) => socket.send('ping', 123, 'time.example.com', resolve)),
+    ])
+    socket.close()
+    expect(errors.map((error) => error?.message)).toEqual([
+      'Network access is disabled in tests: 192.0.2.1:53 (UDP)',
+      'Network access is disabled in tests: time.example.com:123 (UDP)',
+    ])
+    await t.dispose()
+    expect(floor.stopped).toEqual([])
+  })
+
+  it('DNS: queries and lookups of any name but localhost are refused', async () => {
+    const t = await createTestSession()
+    await expect(dns.promises.resolve4('example.com')).rejects.toThrow('Network access is disabled in tests: example.com (DNS resolve4)')
+    await expect(dns.promises.lookup('example.com')).rejects.toThrow('Network access is disabled in tests: example.com (DNS lookup)')
+    const error = await new Promise<Error | null>((resolve) => dns.resolveTxt('example.com', (error) => resolve(error)))
+    expect(error?.message).toBe('Network access is disabled in tests: example.com (DNS resolveTxt)')
+    expect(await dns.promises.lookup('localhost', { family: 4 })).toEqual({ address: '127.0.0.1', family: 4 })
     await t.dispose()
     expect(floor.stopped).toEqual([])
   })

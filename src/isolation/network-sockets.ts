@@ -1,0 +1,89 @@
+// The guard's patches on sockets: TCP connections (under http, https, tls, undici and fetch alike) and UDP
+// datagrams. Each refuses a target beyond loopback before Node resolves or sends anything.
+import dgram from 'node:dgram'
+import net from 'node:net'
+import { failLater, guards, isLoopback, refuse, type Method, type Site } from './network-policy.js'
+
+interface Target {
+  host: string
+  port: unknown
+}
+
+export function socketSites(): Site[] {
+  return [
+    { owner: net.Socket.prototype, key: 'connect', wrap: guardTcpConnect },
+    { owner: dgram.Socket.prototype, key: 'send', wrap: (next) => guardUdp(next, 'send', udpSendTarget) },
+    { owner: dgram.Socket.prototype, key: 'connect', wrap: (next) => guardUdp(next, 'connect', udpConnectTarget) },
+    { owner: dgram.Socket.prototype, key: 'addMembership', wrap: (next) => guardMulticast(next, 'addMembership', 0) },
+    { owner: dgram.Socket.prototype, key: 'addSourceSpecificMembership', wrap: (next) => guardMulticast(next, 'addSourceSpecificMembership', 1) },
+  ]
+}
+
+// A blocked socket fails asynchronously, like an unreachable host, with an 'error' event.
+function guardTcpConnect(next: Method): Method {
+  return function connect(this: unknown, ...args: unknown[]) {
+    const target = guards.size === 0 ? undefined : tcpTarget(args)
+    if (target === undefined || isLoopback(target.host)) return next.apply(this, args)
+    const socket = this as net.Socket
+    const error = refuse(`${target.host}:${String(target.port)}`, { syscall: 'connect', address: target.host, port: target.port })
+    // Marked as connecting, like a real connect, so writes queue instead of failing with a different error first.
+    ;(socket as { connecting: boolean }).connecting = true
+    failLater(() => socket.destroy(error))
+    return socket
+  }
+}
+
+// The same reading of connect's overloads as Node's own: (options), (path), (port, host?), or net.connect's pre-normalized [options, callback].
+function tcpTarget(args: readonly unknown[]): Target | undefined {
+  const first = Array.isArray(args[0]) ? (args[0] as unknown[])[0] : args[0]
+  if (typeof first === 'object' && first !== null) {
+    const options = first as { path?: unknown; host?: unknown; port?: unknown }
+    if (options.path) return undefined
+    return { host: typeof options.host === 'string' && options.host !== '' ? options.host : 'localhost', port: options.port }
+  }
+  if (typeof first === 'string' && Number.isNaN(Number(first))) return undefined
+  return { host: typeof args[1] === 'string' ? args[1] : 'localhost', port: first }
+}
+
+// A refused send or connect fails as a failed DNS lookup of its address would: to the callback, else as an 'error' event.
+function guardUdp(next: Method, syscall: string, targetOf: (socket: dgram.Socket, args: unknown[]) => Target | undefined): Method {
+  return function udp(this: unknown, ...args: unknown[]) {
+    const socket = this as dgram.Socket
+    const target = guards.size === 0 ? undefined : targetOf(socket, args)
+    if (target === undefined || isLoopback(target.host)) return next.apply(this, args)
+    const error = refuse(`${target.host}:${String(target.port)} (UDP)`, { syscall, address: target.host, port: target.port })
+    const callback = args.findLast((arg) => typeof arg === 'function') as ((error: Error) => void) | undefined
+    failLater(() => (callback ? callback(error) : socket.emit('error', error)))
+    return undefined
+  }
+}
+
+// send(msg, [offset, length,] port, [address,] [callback]) read as Node reads it; no address means loopback.
+// A connected socket sends to the address it connected to.
+function udpSendTarget(socket: dgram.Socket, args: unknown[]): Target | undefined {
+  const remote = remoteOf(socket)
+  if (remote) return { host: remote.address, port: remote.port }
+  let [, offset, length, port, address] = args
+  if (!(address || (port && typeof port !== 'function'))) [port, address] = [offset, length]
+  return { host: typeof address === 'string' && address !== '' ? address : 'localhost', port }
+}
+
+function udpConnectTarget(_socket: dgram.Socket, [port, address]: unknown[]): Target {
+  return { host: typeof address === 'string' && address !== '' ? address : 'localhost', port }
+}
+
+function remoteOf(socket: dgram.Socket): net.AddressInfo | undefined {
+  try {
+    return socket.remoteAddress()
+  } catch {
+    return undefined
+  }
+}
+
+// Joining a group sends a membership report on the network; it fails synchronously, as Node's own join does.
+function guardMulticast(next: Method, syscall: string, groupAt: number): Method {
+  return function join(this: unknown, ...args: unknown[]) {
+    if (guards.size === 0) return next.apply(this, args)
+    throw refuse(`${String(args[groupAt])} (UDP multicast)`, { syscall, address: args[groupAt] })
+  }
+}
