@@ -1,8 +1,11 @@
 // Fails every attempt to reach an address beyond loopback, so a test can never reach the real network by
-// accident: TCP connections, UDP datagrams, DNS lookups and queries.
+// accident: TCP connections, UDP datagrams, DNS lookups and queries; a Worker started meanwhile carries
+// the same guard into its thread.
 import { syncBuiltinESMExports } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import workerThreads from 'node:worker_threads'
 import { dnsSites } from './network-dns.js'
-import { guards, type Guard, type Method, type Site } from './network-policy.js'
+import { guards, refuse, type Guard, type Method, type Site } from './network-policy.js'
 import { socketSites } from './network-sockets.js'
 
 interface Patch {
@@ -28,13 +31,14 @@ const patches = new Map<Site, Patch>()
  * - a DNS call of `dns`, `dns/promises` or a Resolver: `<name> (DNS <method>)`, to the callback or as a
  *   rejection; every resolver query is refused (even for `localhost`), a lookup only when it would ask
  *   the network (not for an address or `localhost`);
+ * - a Worker starts with this guard preloaded (`--import`), for its whole life.
  * Host names are never resolved to decide. Guards nest: the patches stay until every returned release has
  * been called, which puts back exactly the properties they replaced.
  */
 export function guardNetwork(onBlocked?: (target: string) => void): () => void {
   const guard: Guard = { onBlocked }
   guards.add(guard)
-  sites ??= [...socketSites(), ...dnsSites()]
+  sites ??= [...socketSites(), ...dnsSites(), { owner: workerThreads, key: 'Worker', wrap: guardWorker }]
   let patched = false
   for (const site of sites) {
     // Patched afresh whenever ours is not on top: the property may have been replaced or wrapped since.
@@ -64,4 +68,48 @@ function patch({ owner, key, wrap }: Site): Patch {
   const wrapper = wrap((owner as Owner)[key] as Method)
   Object.defineProperty(owner, key, { value: wrapper, writable: true, enumerable: replaced?.enumerable ?? false, configurable: true })
   return { wrapper, replaced }
+}
+
+type WorkerClass = typeof workerThreads.Worker
+
+// A worker thread has its own net, dgram and dns: it gets the guard by importing this module before its own
+// code. Without explicit execArgv a Worker inherits the parent's; those flags are passed on, except the ones
+// Node refuses to pass explicitly (process-wide ones, like --max-old-space-size), which are dropped.
+function guardWorker(next: Method): Method {
+  const Original = next as unknown as WorkerClass
+  return class Worker extends Original {
+    constructor(filename: string | URL, options: workerThreads.WorkerOptions = {}) {
+      // Unguarded, or execArgv Node will reject (not an array) before any thread starts.
+      if (guards.size === 0 || (options.execArgv !== undefined && !Array.isArray(options.execArgv))) {
+        super(filename, options)
+        return
+      }
+      const execArgv = withGuard(options.execArgv ?? process.execArgv)
+      try {
+        super(filename, { ...options, execArgv })
+      } catch (error) {
+        const refused = options.execArgv ? undefined : refusedFlags(error)
+        if (!refused) throw error
+        super(filename, { ...options, execArgv: execArgv.filter((flag) => !refused.includes(flag)) })
+      }
+    }
+  } as unknown as Method
+}
+
+function withGuard(execArgv: readonly string[]): string[] {
+  // Only where the harness itself runs from TypeScript (its own tests): never start a worker unguarded.
+  if (!/^file:.*\.m?js$/.test(import.meta.url)) {
+    const self = import.meta.url.startsWith('file:') ? fileURLToPath(import.meta.url) : import.meta.url
+    throw refuse(`a Worker (the network guard cannot follow it into the thread: ${self} is not JavaScript a worker can import)`)
+  }
+  const preload = `data:text/javascript,${encodeURIComponent(`import { guardNetwork } from ${JSON.stringify(import.meta.url)}; guardNetwork()`)}`
+  return execArgv.includes(preload) ? [...execArgv] : [...execArgv, '--import', preload]
+}
+
+// Node names the flags it refused only in the message: "Initiated Worker with invalid execArgv flags: a, b".
+function refusedFlags(error: unknown): string[] | undefined {
+  const { code, message } = error as { code?: unknown; message?: unknown }
+  if (code !== 'ERR_WORKER_INVALID_EXEC_ARGV' || typeof message !== 'string') return undefined
+  const flags = message.split(': ')[1]?.split(', ')
+  return flags && flags.length > 0 ? flags : undefined
 }

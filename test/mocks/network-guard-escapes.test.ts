@@ -1,9 +1,10 @@
-// The ways out besides Socket#connect: UDP datagrams, DNS queries and lookups. Each refusal
+// The ways out besides Socket#connect: UDP datagrams, DNS queries and lookups, worker threads. Each refusal
 // is checked over the floor (test/support/network-floor.mjs): had the guard let a call through, the floor
 // would have stopped and recorded it, so `floor.stopped` stays empty and nothing ever leaves.
 import dgram from 'node:dgram'
 import dns, { lookup } from 'node:dns'
 import net from 'node:net'
+import workerThreads from 'node:worker_threads'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { guardNetwork } from '../../src/isolation/network-guard.js'
 import { layFloor, type Floor } from '../support/network-floor.mjs'
@@ -167,6 +168,18 @@ describe('DNS', () => {
   })
 })
 
+describe('worker threads', () => {
+  it('refuses to start a Worker the guard cannot follow: here the guard is TypeScript, which a worker cannot import', () => {
+    guard()
+    const started: unknown[] = []
+    const code = 'require("node:worker_threads").parentPort.postMessage("started")'
+    expect(() => new workerThreads.Worker(code, { eval: true }).on('message', (message) => started.push(message))).toThrow(
+      `Network access is disabled in tests: a Worker (the network guard cannot follow it into the thread: ${new URL('../../src/isolation/network-guard.ts', import.meta.url).pathname} is not JavaScript a worker can import)`,
+    )
+    expect(started).toEqual([])
+  })
+})
+
 describe('releasing', () => {
   it('restores exactly what each patch replaced, and nothing is left patched', () => {
     const owners = {
@@ -176,6 +189,7 @@ describe('releasing', () => {
       'dns.promises': dns.promises,
       'dns.Resolver.prototype': dns.Resolver.prototype,
       'dns.promises.Resolver.prototype': dns.promises.Resolver.prototype,
+      worker_threads: workerThreads,
     }
     const describeAll = () => Object.entries(owners).map(([name, owner]) => [name, Object.getOwnPropertyDescriptors(owner)])
     const before = describeAll()

@@ -1,0 +1,80 @@
+// A Worker started while the guard is held gets the guard in its own thread. A worker thread can import
+// only JavaScript, so this file tests the compiled guard, as installed packages run it (dist/, from
+// `npm run build`). Each worker lays the floor (test/support/network-floor.mjs) before it tries anything,
+// so a worker that lacked the guard would still send nothing.
+import { readdirSync, statSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import workerThreads, { Worker } from 'node:worker_threads'
+import { afterEach, beforeAll, expect, it } from 'vitest'
+import { guardNetwork } from '../../dist/src/isolation/network-guard.js'
+
+const PROBE = new URL('../support/network-worker-probe.mjs', import.meta.url)
+const REFUSED = [
+  'Network access is disabled in tests: 192.0.2.1:443',
+  'Network access is disabled in tests: example.com:443',
+  'Network access is disabled in tests: 192.0.2.1:53 (UDP)',
+  'Network access is disabled in tests: example.com (DNS lookup)',
+  'Network access is disabled in tests: example.com (DNS resolve4)',
+]
+
+interface ProbeReport {
+  messages: string[]
+  stopped: string[]
+  execArgv: string[]
+  nested?: ProbeReport
+}
+
+let releases: (() => void)[] = []
+
+beforeAll(() => {
+  const source = fileURLToPath(new URL('../../src/isolation/', import.meta.url))
+  const built = fileURLToPath(new URL('../../dist/src/isolation/', import.meta.url))
+  for (const file of readdirSync(source).filter((name) => name.startsWith('network-'))) {
+    const js = file.replace(/\.ts$/, '.js')
+    const stale = statSync(source + file).mtimeMs > (statSync(built + js, { throwIfNoEntry: false })?.mtimeMs ?? 0)
+    if (stale) throw new Error(`dist/src/isolation/${js} is older than src/isolation/${file}: run npm run build`)
+  }
+})
+
+afterEach(() => {
+  for (const release of releases) release()
+  releases = []
+})
+
+function probe(options: workerThreads.WorkerOptions = {}): Promise<ProbeReport> {
+  return new Promise((resolve, reject) => new Worker(PROBE, options).once('message', resolve).once('error', reject))
+}
+
+it('guards a Worker started while held, and a Worker that one starts', async () => {
+  releases.push(guardNetwork())
+  const report = await probe()
+  expect(report).toMatchObject({ messages: REFUSED, stopped: [], nested: { messages: REFUSED, stopped: [] } })
+})
+
+it('keeps the execArgv a Worker is given, the guard after them', async () => {
+  releases.push(guardNetwork())
+  const report = await probe({ execArgv: ['--no-deprecation'] })
+  expect(report.execArgv).toEqual(['--no-deprecation', '--import', expect.stringMatching(/^data:text\/javascript,/)])
+  expect(report).toMatchObject({ messages: REFUSED, stopped: [] })
+})
+
+it('drops the flags a worker refuses from the execArgv it would inherit, and still guards it', async () => {
+  process.execArgv.push('--max-old-space-size=4096')
+  try {
+    releases.push(guardNetwork())
+    const report = await probe()
+    expect(report.execArgv).not.toContain('--max-old-space-size=4096')
+    expect(report).toMatchObject({ messages: REFUSED, stopped: [] })
+  } finally {
+    process.execArgv.pop()
+  }
+})
+
+it('leaves a Worker started after the last release alone', async () => {
+  const found = workerThreads.Worker
+  guardNetwork()()
+  expect(workerThreads.Worker).toBe(found)
+  const code = 'require("node:worker_threads").parentPort.postMessage(process.execArgv)'
+  const execArgv = await new Promise((resolve) => new Worker(code, { eval: true }).once('message', resolve))
+  expect(execArgv).not.toContain('--import')
+})
