@@ -17,8 +17,10 @@ interface Patch {
 type Owner = Record<string, unknown>
 
 let sites: Site[] | undefined
-/** Our patch on top of each site, while a guard is held. */
+/** Our patch on top of each site, while a guard taken through this copy of the module is held. */
 const patches = new Map<Site, Patch>()
+/** The guards taken through this copy: its patches come off when the last is released. */
+const held = new Set<Guard>()
 
 /**
  * Refuses, while held, whatever would reach an address other than 127.0.0.0/8, ::1 and `localhost`
@@ -38,6 +40,7 @@ const patches = new Map<Site, Patch>()
 export function guardNetwork(onBlocked?: (target: string) => void): () => void {
   const guard: Guard = { onBlocked }
   guards.add(guard)
+  held.add(guard)
   sites ??= [...socketSites(), ...dnsSites(), { owner: workerThreads, key: 'Worker', wrap: guardWorker }]
   let patched = false
   for (const site of sites) {
@@ -50,7 +53,8 @@ export function guardNetwork(onBlocked?: (target: string) => void): () => void {
   if (patched) syncBuiltinESMExports()
   return () => {
     guards.delete(guard)
-    if (guards.size > 0 || patches.size === 0) return
+    held.delete(guard)
+    if (held.size > 0 || patches.size === 0) return
     for (const [{ owner, key }, { wrapper, replaced }] of patches) {
       // Buried under someone else's patch: left there, where it passes everything while no guard is held.
       if ((owner as Owner)[key] !== wrapper) continue

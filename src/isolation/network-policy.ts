@@ -1,5 +1,6 @@
 // What the network guard lets through (loopback) and how it refuses the rest, shared by every patch.
 import net from 'node:net'
+import { globalSlot } from '../shared/global-slot.js'
 
 export type Method = (this: unknown, ...args: unknown[]) => unknown
 
@@ -14,8 +15,12 @@ export interface Guard {
   onBlocked: ((target: string) => void) | undefined
 }
 
-/** The guards held through this module; every patch passes everything while there are none. */
-export const guards = new Set<Guard>()
+/**
+ * The guards held in this thread; every patch passes everything while there are none. One set for every
+ * copy of this module (a file's reset may evaluate it again): a function user code took from `dns` under
+ * one copy must see the guards another copy holds.
+ */
+export const guards = globalSlot('network-guards', () => new Set<Guard>()).get()
 
 const LOOPBACK = new net.BlockList()
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4')

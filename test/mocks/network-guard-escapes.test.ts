@@ -5,7 +5,7 @@ import dgram from 'node:dgram'
 import dns, { lookup } from 'node:dns'
 import net from 'node:net'
 import workerThreads from 'node:worker_threads'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { guardNetwork } from '../../src/isolation/network-guard.js'
 import { layFloor, type Floor } from '../support/network-floor.mjs'
 
@@ -23,7 +23,8 @@ afterEach(() => {
   for (const release of releases) release()
   releases = []
   for (const socket of sockets.splice(0)) socket.close()
-  expect(floor.stopped).toEqual([])
+  // Emptied as it is checked, so that one test's failure is not blamed on the next.
+  expect(floor.stopped.splice(0)).toEqual([])
 })
 
 function guard(onBlocked?: (target: string) => void): () => void {
@@ -172,6 +173,32 @@ describe('worker threads', () => {
       `Network access is disabled in tests: a Worker (the network guard cannot follow it into the thread: ${new URL('../../src/isolation/network-guard.ts', import.meta.url).pathname} is not JavaScript a worker can import)`,
     )
     expect(started).toEqual([])
+  })
+})
+
+describe('two copies of the guard module', () => {
+  it('a function taken from dns under the first copy is guarded while the second copy holds the guard', async () => {
+    const releaseFirst = guard()
+    // As `const { lookup } = require('node:dns')` in a CommonJS module loaded while the first copy held the guard.
+    const taken = dns.lookup
+    releaseFirst()
+    vi.resetModules()
+    const second = (await import('../../src/isolation/network-guard.js')) as { guardNetwork: typeof guardNetwork }
+    expect(second.guardNetwork).not.toBe(guardNetwork)
+    releases.push(second.guardNetwork())
+    const error = await callbackError((callback) => taken('example.com', callback))
+    expect(error?.message).toBe('Network access is disabled in tests: example.com (DNS lookup)')
+  })
+
+  it('each copy takes its own patches off when its own last guard is released, whatever the other holds', async () => {
+    const found = dns.lookup
+    const releaseFirst = guard()
+    vi.resetModules()
+    const second = (await import('../../src/isolation/network-guard.js')) as { guardNetwork: typeof guardNetwork }
+    second.guardNetwork()()
+    expect(dns.lookup).not.toBe(found)
+    releaseFirst()
+    expect(dns.lookup).toBe(found)
   })
 })
 
