@@ -2,6 +2,7 @@
 import { test as base, type TestAPI } from 'vitest'
 import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
 import { withDefaults } from './defaults.js'
+import { endSession } from './sessions.js'
 
 export interface PiFixtures {
   /** Options for the `session` fixture; override with test.override({ sessionOptions: {...} }). */
@@ -18,9 +19,8 @@ const extend = () =>
       const t = await createSession(withDefaults(sessionOptions))
       try {
         await use(t)
-        t.verify()
       } finally {
-        await t.dispose()
+        await endSession(t)
       }
     },
   })

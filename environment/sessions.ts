@@ -18,17 +18,19 @@ export function trackRunningTests(): void {
   aroundEach((runTest, { onTestFinished }) => runningTest.get().run({ onTestFinished }, runTest))
 }
 
+/** Ends a test's session: an unhandled call the test never awaited (a timer, a fire-and-forget turn) still fails it. */
+export async function endSession(t: TestSession): Promise<void> {
+  try {
+    t.verify()
+  } finally {
+    await t.dispose()
+  }
+}
+
 /** createTestSession with the file's defaults, disposed by the harness when the test (or file) ends. */
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
   const t = await createSession(withDefaults(options))
-  // An unhandled call the test never awaited (a timer, a fire-and-forget turn) still fails it.
-  const end = async () => {
-    try {
-      t.verify()
-    } finally {
-      await t.dispose()
-    }
-  }
+  const end = () => endSession(t)
   try {
     ;(runningTest.get().getStore()?.onTestFinished ?? onTestFinished)(end)
   } catch {
