@@ -1,5 +1,6 @@
 // Per-file isolation done by the harness when Vitest runs several files in one worker (isolate: false):
 // Pi is imported once per worker, and what one file changes is undone before the next one starts.
+import { fileURLToPath } from 'node:url'
 import { vi } from 'vitest'
 import { resetPiGlobals } from '../src/pi/index.js'
 import { injected } from './provided.js'
@@ -23,8 +24,17 @@ export function sharedWorker(): boolean {
 // Not the file's to undo: Vitest's worker state and coverage counters, the harness's own slots.
 const keep = (key: string | symbol) => isVitestGlobal(key) || isGlobalSlot(key)
 
-// node_modules, Pi included, stays evaluated: a file gets fresh local modules (helpers, code under test).
-const dependency = (module: ModuleInfo) => `${module.file}${module.id}`.includes('/node_modules/')
+// The harness's own folders, beside this one: dist/{environment,src,matchers} when built, the
+// sources when Vite runs them (this repository's own tests).
+const harnessDirs = ['environment', 'src', 'matchers'].map((dir) => fileURLToPath(new URL(`../${dir}/`, import.meta.url)))
+
+// node_modules, Pi included, and the harness stay evaluated, wherever the harness is installed (a
+// project that imports it by its own name inlines it): a file gets fresh local modules (helpers, code
+// under test). Vitest evaluates the setup file again for each file itself.
+const stays = (module: ModuleInfo) => {
+  const where = `${module.file}${module.id}`
+  return where.includes('/node_modules/') || harnessDirs.some((dir) => module.file?.startsWith(dir))
+}
 
 // The end of the file that is still to run.
 const pendingEnd = globalSlot<() => void>('file-reset')
@@ -54,7 +64,7 @@ export function beginFile(): () => void {
     restoreEnv()
     restoreCwd()
     resetPiGlobals()
-    forgetEvaluatedModules(dependency)
+    forgetEvaluatedModules(stays)
   }
   pendingEnd.set(end)
   return end
