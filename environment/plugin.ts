@@ -101,6 +101,7 @@ export function pi(options: PiPluginOptions = {}): Plugin {
         test.provide['pi:isolate'] = isolate
       }
       test.setupFiles = [sibling('setup'), ...toArray(test.setupFiles).filter((file) => !/vitest-environment-pi\/setup$/.test(file))]
+      externalizeHarness(test)
       if (scripts?.length || sandbox) {
         // Absolute paths: every project (and the root) then asks for the same run, which happens once.
         const once: PiGlobalSetupOptions = {
@@ -114,4 +115,20 @@ export function pi(options: PiPluginOptions = {}): Plugin {
       }
     },
   }
+}
+
+type TestConfig = NonNullable<import('vite').UserConfig['test']>
+
+/**
+ * Outside node_modules (this repository, a linked checkout) Vite would inline the built harness and
+ * evaluate each of its modules through the module runner in every worker; Node loads it natively
+ * instead, as it does an installed copy. The setup file stays inlined (Vitest inlines setup files),
+ * so the extensions it imports still go through Vite. Sources run by Vite (.ts) are not affected.
+ */
+function externalizeHarness(test: TestConfig): void {
+  const built = fileURLToPath(new URL('../', import.meta.url))
+  if (built.includes('/node_modules/') || !existsSync(fileURLToPath(new URL('./plugin.js', import.meta.url)))) return
+  const deps = ((test.server ??= {}).deps ??= {})
+  const own = new RegExp(`^${escapeRegExp(built)}(environment|src|matchers)/.*\\.js$`)
+  deps.external = [...toArray(deps.external), own]
 }
