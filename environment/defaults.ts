@@ -21,6 +21,8 @@ export interface PiEnvironmentOptions {
   /** A pi.ext.mock_spec.v1 file, resolved against the project root. */
   mockSpec?: string
   unhandled?: 'error' | 'warn' | 'bypass'
+  /** Milliseconds an extension module may take to load (default 3000). */
+  extensionLoadTimeout?: number
 }
 
 /** createTestSession's checks, where a config or a docblock holds paths and texts instead of functions and objects. */

@@ -12,13 +12,15 @@ const ownModule = (module: ModuleInfo) => !module.id.includes('/node_modules/') 
  */
 export function freshLoader(importFresh: (path: string) => Promise<Record<string, unknown>>): ModuleLoader {
   let queue: Promise<unknown> = Promise.resolve()
-  return (path) => {
+  return (path, { signal } = {}) => {
     // Two loads at once would share one evaluation: serialise reset-and-import.
     const load = queue.then(async () => {
+      signal?.throwIfAborted()
       invalidateImportTree(path, ownModule)
       return importFresh(path)
     })
-    queue = load.catch(() => {})
+    // A load its caller gave up on (a top-level await that never settles) is abandoned, not waited for.
+    queue = Promise.race([load.catch(() => {}), new Promise((resolve) => signal?.addEventListener('abort', resolve, { once: true }))])
     return load
   }
 }

@@ -31,6 +31,8 @@ describe('createTestSession checks its options', () => {
     [{ unhandled: 'ignore' }, 'option "unhandled" must be "error", "warn" or "bypass", got "ignore" (a string)'],
     [{ flags: ['plan'] }, 'option "flags" must be an object of flag names to values, got ["plan"] (an array)'],
     [{ flags: { plan: 1 } }, 'option "flags.plan" must be a boolean or a string, got 1 (a number)'],
+    [{ extensionLoadTimeout: 0 }, 'option "extensionLoadTimeout" must be a positive number of milliseconds, got 0 (a number)'],
+    [{ extensionLoadTimeout: '3s' }, 'option "extensionLoadTimeout" must be a positive number of milliseconds, got "3s" (a string)'],
     [{ propagateErrors: 'no' }, 'option "propagateErrors" must be a boolean, got "no" (a string)'],
     [{ systemPrompt: null }, 'option "systemPrompt" must be a string, got null'],
     [{ root: 42 }, 'option "root" must be a directory path (a string), got 42 (a number)'],
@@ -44,7 +46,7 @@ describe('createTestSession checks its options', () => {
 
   it('lists the options when no name is close', async () => {
     await expect(createTestSession({ banana: 1 } as never)).rejects.toThrow(
-      'createTestSession: unknown option "banana"; the options are cwd, extensions, flags, importModule, mockSpec, mockTools, mockUI, mocks, propagateErrors, root, systemPrompt, toolExecution, tools, unhandled',
+      'createTestSession: unknown option "banana"; the options are cwd, extensionLoadTimeout, extensions, flags, importModule, mockSpec, mockTools, mockUI, mocks, propagateErrors, root, systemPrompt, toolExecution, tools, unhandled',
     )
   })
 

@@ -73,7 +73,12 @@ function removeDir(dir: string): void {
 /** Loads the extensions and creates the real AgentSession with them, the mocked built-in tools and the spec's state. */
 async function startPi(plan: SessionPlan, { cwd, agentDir, mocks }: { cwd: string; agentDir: string; mocks: SessionMocks }, stack: DisposerStack) {
   const { options, model, availableModels, blocks } = plan
-  const extensions = await loadExtensions(options.extensions ?? [], { root: plan.root, importModule: options.importModule, extensionApi: mocks.extensionApi })
+  const extensions = await loadExtensions(options.extensions ?? [], {
+    root: plan.root,
+    importModule: options.importModule,
+    extensionApi: mocks.extensionApi,
+    loadTimeout: options.extensionLoadTimeout,
+  })
   const created = await createPiSession({
     cwd,
     agentDir,

@@ -12,9 +12,20 @@ export interface LoadedExtension {
   path: string
 }
 
+/** How long an extension module may take to load by default: well below Vitest's 5 s test timeout. */
+export const EXTENSION_LOAD_TIMEOUT_MS = 3000
+
+interface LoadOptions {
+  root: string
+  importModule: ModuleLoader | undefined
+  extensionApi: (api: ExtensionAPI) => ExtensionAPI
+  /** Milliseconds a module may take to load (its top-level awaits included). */
+  loadTimeout?: number | undefined
+}
+
 export async function loadExtensions(
   entries: readonly (string | ExtensionFactory)[],
-  { root, importModule, extensionApi }: { root: string; importModule: ModuleLoader | undefined; extensionApi: (api: ExtensionAPI) => ExtensionAPI },
+  { root, importModule, extensionApi, loadTimeout = EXTENSION_LOAD_TIMEOUT_MS }: LoadOptions,
 ): Promise<LoadedExtension[]> {
   const load = moduleLoader(importModule)
   const loaded: LoadedExtension[] = []
@@ -25,12 +36,7 @@ export async function loadExtensions(
       continue
     }
     const path = resolve(root, entry)
-    let module: Record<string, unknown>
-    try {
-      module = await load(path)
-    } catch (error) {
-      throw new Error(`Extension ${path} failed to load: ${messageOf(error)}`, { cause: error })
-    }
+    const module = await importWithin(load, path, loadTimeout)
     if (typeof module.default !== 'function') {
       const found = module.default === undefined ? 'no default export' : `a default export of type ${typeof module.default}`
       throw new Error(`Extension ${path} must export a factory function as default export (pi) => void; found ${found}`)
@@ -38,6 +44,29 @@ export async function loadExtensions(
     loaded.push({ factory: mocked(module.default as ExtensionFactory, path, extensionApi), path })
   }
   return loaded
+}
+
+/**
+ * The module at `path`, or an error naming it: it failed, or it is still loading after `timeout` ms. Then
+ * it is abandoned (a module cannot be cancelled) and the loader is told, so that later loads go ahead.
+ */
+async function importWithin(load: ModuleLoader, path: string, timeout: number): Promise<Record<string, unknown>> {
+  const abandon = new AbortController()
+  let timer: NodeJS.Timeout | undefined
+  const loading = (async () => load(path, { signal: abandon.signal }))().catch((error: unknown) => {
+    throw new Error(`Extension ${path} failed to load: ${messageOf(error)}`, { cause: error })
+  })
+  const stuck = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      abandon.abort()
+      reject(new Error(`Extension ${path} did not finish loading within ${timeout} ms (a top-level await that never settles?)`))
+    }, timeout)
+  })
+  try {
+    return await Promise.race([loading, stuck])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 /** The factory, called with the mocked API whose handlers say where they threw; a throw is reported as the factory's. */

@@ -3,8 +3,12 @@
 import { pathToFileURL } from 'node:url'
 import { globalSlot } from '../shared/global-slot.js'
 
-/** Imports a module by absolute path, evaluating the module and its local imports afresh. */
-export type ModuleLoader = (absolutePath: string) => Promise<Record<string, unknown>>
+/**
+ * Imports a module by absolute path, evaluating the module and its local imports afresh. `signal` aborts
+ * when the caller gives up waiting (a top-level await that never settles): a loader that queues its loads
+ * moves on to the next one.
+ */
+export type ModuleLoader = (absolutePath: string, options?: { signal?: AbortSignal }) => Promise<Record<string, unknown>>
 
 // On globalThis: the setup file and the test may hold different instances of this module.
 const registered = globalSlot<ModuleLoader>('module-loader')

@@ -27,6 +27,8 @@ export interface TestSessionOptions {
   /** A real tool's throw, or an extension handler's error, fails the run (default true). */
   propagateErrors?: boolean
   toolExecution?: 'parallel' | 'sequential'
+  /** Milliseconds an extension module may take to load, top-level awaits included (default 3000); then loading fails naming it. */
+  extensionLoadTimeout?: number
   /** How extension modules are imported; the setup file registers Vite's import under Vitest. */
   importModule?: ModuleLoader
   /** A pi.ext.mock_spec.v1 world: a path (resolved against `root`) or an object, validated. */
@@ -141,6 +143,9 @@ const mockUI = fields('an object of dialog answers, or false', {
   editorText: is('a string', isString),
 })
 
+// setTimeout's largest delay: a longer one fires at once.
+const MAX_TIMEOUT_MS = 2 ** 31 - 1
+
 /** Checks shared by createTestSession and the per-file options of the environment. */
 export const OPTION_CHECKS = {
   root: is('a directory path (a string)', isString),
@@ -151,6 +156,7 @@ export const OPTION_CHECKS = {
   propagateErrors: is('a boolean', (v) => typeof v === 'boolean'),
   toolExecution: oneOf(['parallel', 'sequential']),
   unhandled: oneOf(['error', 'warn', 'bypass']),
+  extensionLoadTimeout: is('a positive number of milliseconds', (v) => typeof v === 'number' && v > 0 && v <= MAX_TIMEOUT_MS),
 } satisfies Record<string, Check>
 
 const SESSION_OPTIONS: Record<keyof TestSessionOptions, Check> = {
