@@ -2,7 +2,7 @@
 import { test as base, type TestAPI } from 'vitest'
 import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
 import { withDefaults } from './defaults.js'
-import { endSession } from './sessions.js'
+import { endSession, extensionsOf, watchAbort } from './sessions.js'
 
 export interface PiFixtures {
   /** Options for the `session` fixture; override with test.override({ sessionOptions: {...} }). */
@@ -15,12 +15,14 @@ const extend = () =>
   base.extend<PiFixtures>({
     sessionOptions: {},
     // The fixture's own teardown ends the session, so it belongs to this test whatever runs beside it.
-    session: async ({ sessionOptions }, use) => {
-      const t = await createSession(withDefaults(sessionOptions))
+    session: async ({ sessionOptions, signal }, use) => {
+      const options = withDefaults(sessionOptions)
+      const t = await createSession(options)
+      const atAbort = watchAbort(t, signal, `the session fixture (${extensionsOf(options)})`)
       try {
         await use(t)
       } finally {
-        await endSession(t)
+        await endSession(t, atAbort)
       }
     },
   })

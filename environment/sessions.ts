@@ -1,53 +1,117 @@
 // Sessions created in a test are disposed when it ends; those created outside a test, after the file.
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { aroundEach, onTestFinished, type TestContext } from 'vitest'
+import { describeRunning } from '../src/session/activity.js'
 import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
+import { messageOf } from '../src/shared/errors.js'
 import { globalSlot } from '../src/shared/global-slot.js'
 import { withDefaults } from './defaults.js'
 
 // Sessions created outside a test, disposed at the end of the file.
 const fileSessions = globalSlot('file-sessions', () => new Set<TestSession>())
 
-// The concurrent test whose body (or fixtures) is running in this async context: in test.concurrent,
-// Vitest's own notion of the current test is whichever test started last. Only concurrent tests enter
-// it: before Node 24 an active AsyncLocalStorage slows every promise of the process (about 9 % of a
-// session on Node 20, 15 % on Node 22), and a sequential test is always Vitest's current one.
-const concurrentTest = globalSlot('concurrent-test', () => ({
-  storage: new AsyncLocalStorage<Pick<TestContext, 'onTestFinished'>>(),
-  running: 0,
+/** The test whose body is running: how its sessions end, its abort signal, how many sessions it made. */
+interface RunningTest extends Pick<TestContext, 'onTestFinished' | 'signal'> {
+  sessions: number
+}
+
+// The test whose body (or fixtures) is running. A sequential test is the only one running; concurrent
+// ones are told apart by an async context, as Vitest's own notion of the current test is whichever
+// started last. Only concurrent tests enter it: before Node 24 an active AsyncLocalStorage slows every
+// promise of the process (about 9 % of a session on Node 20, 15 % on Node 22).
+const runningTests = globalSlot('running-tests', () => ({
+  sequential: undefined as RunningTest | undefined,
+  concurrent: new AsyncLocalStorage<RunningTest>(),
+  concurrentCount: 0,
 }))
 
-/** Registered by the setup file: each concurrent test runs inside its own context, which createTestSession reads. */
+const currentTest = (): RunningTest | undefined => runningTests.get().concurrent.getStore() ?? runningTests.get().sequential
+
+/** Registered by the setup file: which test is running, for createTestSession. */
 export function trackRunningTests(): void {
-  // Vitest reads the fixtures a hook needs from its destructuring: this one needs none.
-  aroundEach(async (runTest, { task, onTestFinished }) => {
-    if (!task.concurrent) return runTest()
-    const tracked = concurrentTest.get()
-    tracked.running++
+  // Vitest reads the fixtures a hook needs from its destructuring: these are the context's own, no fixture.
+  aroundEach(async (runTest, { task, onTestFinished, signal }) => {
+    const tests = runningTests.get()
+    const test: RunningTest = { onTestFinished, signal, sessions: 0 }
+    if (!task.concurrent) {
+      tests.sequential = test
+      try {
+        return await runTest()
+      } finally {
+        if (tests.sequential === test) tests.sequential = undefined
+      }
+    }
+    tests.concurrentCount++
     try {
-      await tracked.storage.run({ onTestFinished }, runTest)
+      return await tests.concurrent.run(test, runTest)
     } finally {
-      // The last concurrent test to end turns the storage off again, and with it the promise hooks.
-      if (--tracked.running === 0) tracked.storage.disable()
+      // The last concurrent test to end turns the context off again, and with it the promise hooks.
+      if (--tests.concurrentCount === 0) tests.concurrent.disable()
     }
   })
 }
 
-/** Ends a test's session: an unhandled call the test never awaited (a timer, a fire-and-forget turn) still fails it. */
-export async function endSession(t: TestSession): Promise<void> {
+/** What `t` was doing when the test was aborted (Vitest aborts its signal when the test times out). */
+export type AbortSnapshot = () => string | undefined
+
+/**
+ * Snapshots, at the moment `signal` aborts, what `t` (called `name` in the message) was running; the
+ * returned function gives that message, or undefined when the test was not waiting for `t`.
+ */
+export function watchAbort(t: TestSession, signal: AbortSignal, name: string): AbortSnapshot {
+  let message: string | undefined
+  const snapshot = () => {
+    const running = describeRunning(t)
+    // The reason is Vitest's own error: "Test timed out in 500ms.\nIf this is a long-running test, …"
+    const why = messageOf(signal.reason).split('\n')[0]!.replace(/\.$/, '')
+    if (running !== undefined) message = `${why} while ${name} was in ${running}.`
+  }
+  signal.addEventListener('abort', snapshot, { once: true })
+  return () => {
+    signal.removeEventListener('abort', snapshot)
+    return message
+  }
+}
+
+/** `extensions: ./a.ts, <inline:2>`, or `no extensions`: how a message tells a test's sessions apart. */
+export function extensionsOf(options: TestSessionOptions): string {
+  const names = (options.extensions ?? []).map((entry, index) => (typeof entry === 'string' ? entry : `<inline:${index + 1}>`))
+  return names.length > 0 ? `extensions: ${names.join(', ')}` : 'no extensions'
+}
+
+/**
+ * Ends a test's session: what it was still running when the test timed out, an unhandled call the test
+ * never awaited (a timer, a fire-and-forget turn), and a dispose() that could not stop it each fail the test.
+ */
+export async function endSession(t: TestSession, atAbort?: AbortSnapshot): Promise<void> {
+  const failures: unknown[] = []
+  const running = atAbort?.()
+  if (running !== undefined) failures.push(new Error(running))
   try {
     t.verify()
-  } finally {
-    await t.dispose()
+  } catch (problem) {
+    failures.push(problem)
   }
+  try {
+    await t.dispose()
+  } catch (problem) {
+    failures.push(problem)
+  }
+  if (failures.length === 1) throw failures[0]
+  if (failures.length > 1) throw new Error(failures.map(messageOf).join('\n'))
 }
 
 /** createTestSession with the file's defaults, disposed by the harness when the test (or file) ends. */
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
-  const t = await createSession(withDefaults(options))
-  const end = () => endSession(t)
+  const test = currentTest()
+  // Numbered in the order the test asked for them, whichever finishes starting first.
+  const index = test ? ++test.sessions : 0
+  const withFile = withDefaults(options)
+  const t = await createSession(withFile)
+  const atAbort = test && watchAbort(t, test.signal, `session ${index} of this test (${extensionsOf(withFile)})`)
+  const end = () => endSession(t, atAbort)
   try {
-    ;(concurrentTest.get().storage.getStore()?.onTestFinished ?? onTestFinished)(end)
+    ;(test?.onTestFinished ?? onTestFinished)(end)
   } catch {
     // Not inside a test body (a hook or the module itself): keep it for the end of the file.
     fileSessions.get().add(t)

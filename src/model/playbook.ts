@@ -57,6 +57,8 @@ export class Playbook {
   private total = 0
   private lastServed: { step: number; text: string } | undefined
   private turnCount = 0
+  /** The step whose model request waits for `.then` callbacks of earlier calls. */
+  private answering: number | undefined
   private readonly pendingCallbacks = new Map<string, ToolCallAction>()
   /** Problems found while serving (exhaustion, a failing callback), reported when the turn ends. */
   private problem: Error | undefined
@@ -69,6 +71,19 @@ export class Playbook {
 
   get remaining(): number {
     return this.total - this.served
+  }
+
+  /** Where the script is: the running turn and the last step it served (`turn 1 ("hi"), playbook step 2`). */
+  get position(): string | undefined {
+    const turn = this.turn
+    if (!turn) return undefined
+    const step = turn.next === 0 ? `before playbook step ${turn.firstStep}` : `playbook step ${turn.firstStep + turn.next - 1}`
+    return `turn ${turn.index} (${JSON.stringify(turn.prompt)}), ${step}`
+  }
+
+  /** The step Pi asked for while a `calls(...).then` callback still runs, if one does. */
+  get asking(): number | undefined {
+    return this.answering
   }
 
   begin(turn: Turn): void {
@@ -129,7 +144,12 @@ export class Playbook {
     const turn = this.turn
     const stepNumber = this.served + 1
     this.hooks.onRequest({ step: stepNumber, context })
-    await this.runResultCallbacks(context)
+    this.answering = stepNumber
+    try {
+      await this.runResultCallbacks(context)
+    } finally {
+      this.answering = undefined
+    }
     if (signal?.aborted) return assistantMessage(this.hooks.model, [], 'aborted', 'Request was aborted')
     if (!turn || turn.next >= turn.steps.length) throw this.exhausted(turn, stepNumber)
     const step = turn.steps[turn.next++]!

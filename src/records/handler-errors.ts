@@ -13,16 +13,21 @@ type Handler = (...args: never[]) => unknown
 
 /**
  * `handler`, throwing an Error where it threw anything else (`throw { code: 42 }` reads `{"code":42}`,
- * not Pi's `[object Object]`), each error marked with the extension and event it came from.
+ * not Pi's `[object Object]`), each error marked with the extension and event it came from. Each call is
+ * in `running` until it returns.
  */
-export function attributedHandler<H extends Handler>(handler: H, origin: HandlerOrigin): H {
+export function attributedHandler<H extends Handler>(handler: H, origin: HandlerOrigin, running?: Set<HandlerOrigin>): H {
   return (async (...args: never[]) => {
+    const call = { ...origin }
+    running?.add(call)
     try {
       return await handler(...args)
     } catch (thrown) {
       const error = asError(thrown)
       origins.set(error, origin)
       throw error
+    } finally {
+      running?.delete(call)
     }
   }) as unknown as H
 }

@@ -11,6 +11,7 @@ import { Playbook } from '../model/playbook.js'
 import { bindSession, createPiSession, emitExtensionEvent, emitShutdown, replaceModel, trackSettling, type AgentSession, type Model } from '../pi/index.js'
 import { Recorder } from '../records/recorder.js'
 import { SessionRecords, type ExtensionErrorRecord } from '../records/records.js'
+import { SessionActivity, trackActivity } from './activity.js'
 import { DisposerStack } from './disposer.js'
 import { loadExtensions } from './extensions.js'
 import { sessionHandle, type TestSession } from './handle.js'
@@ -27,6 +28,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   try {
     const problems = new Problems()
     const recorder = new Recorder(new SessionRecords(), (error) => plan.propagateErrors && problems.report(handlerThrew(error)))
+    const activity = new SessionActivity(recorder.records)
     let pi: AgentSession | undefined
     const mocks = openMocks(
       { ...plan, mockTools: options.mockTools, mockUI: options.mockUI },
@@ -34,13 +36,15 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
     )
     const { agentDir } = enterIsolated(stack)
     const cwd = sessionCwd(plan, stack)
-    pi = await startPi(plan, { cwd, agentDir, mocks }, stack)
-    const playbook = scriptModel(pi, plan.model, recorder)
+    pi = await startPi(plan, { cwd, agentDir, mocks, activity }, stack)
+    const playbook = (activity.playbook = scriptModel(pi, plan.model, recorder))
     recorder.attach(pi)
     const settle = trackSettling(pi)
-    await bindExtensions(pi, mocks, recorder, stack)
+    await bindExtensions(pi, mocks, recorder, activity, stack)
     const firedEvents = await fireSequence(plan.blocks.events?.fire_sequence ?? [], (event, payload) => emitExtensionEvent(pi, event, payload))
-    return sessionHandle({ pi, cwd, records: recorder.records, playbook, problems, mocks, firedEvents, settle, stack })
+    const t = sessionHandle({ pi, cwd, records: recorder.records, playbook, problems, mocks, firedEvents, settle, stack, activity })
+    trackActivity(t, activity)
+    return t
   } catch (error) {
     return stack.unwind(error)
   }
@@ -71,13 +75,18 @@ function removeDir(dir: string): void {
 }
 
 /** Loads the extensions and creates the real AgentSession with them, the mocked built-in tools and the spec's state. */
-async function startPi(plan: SessionPlan, { cwd, agentDir, mocks }: { cwd: string; agentDir: string; mocks: SessionMocks }, stack: DisposerStack) {
+async function startPi(
+  plan: SessionPlan,
+  { cwd, agentDir, mocks, activity }: { cwd: string; agentDir: string; mocks: SessionMocks; activity: SessionActivity },
+  stack: DisposerStack,
+) {
   const { options, model, availableModels, blocks } = plan
   const extensions = await loadExtensions(options.extensions ?? [], {
     root: plan.root,
     importModule: options.importModule,
     extensionApi: mocks.extensionApi,
     loadTimeout: options.extensionLoadTimeout,
+    handlersRunning: activity.handlers,
   })
   const created = await createPiSession({
     cwd,
@@ -118,10 +127,10 @@ function scriptModel(pi: AgentSession, model: Model<string>, recorder: Recorder)
  * Binds the mock UI and starts the extensions (`session_start`); from then on the session ends as Pi's
  * does: abort, `session_shutdown`, dispose. A handler's crash is recorded.
  */
-async function bindExtensions(pi: AgentSession, mocks: SessionMocks, recorder: Recorder, stack: DisposerStack) {
+async function bindExtensions(pi: AgentSession, mocks: SessionMocks, recorder: Recorder, activity: SessionActivity, stack: DisposerStack) {
   await bindSession(pi, { ui: mocks.ui, headless: mocks.headless, onError: (error) => recorder.extensionError(error) })
   stack.defer(() => emitShutdown(pi))
-  stack.defer(() => stopAgent(pi, recorder.records))
+  stack.defer(() => stopAgent(pi, activity))
 }
 
 /** How long dispose() waits for the agent to stop after abort() before it cleans up anyway. */
@@ -131,18 +140,15 @@ const STOP_GRACE_MS = 1000
  * Aborts the agent and waits, bounded, until it is idle: a tool that never settles and ignores its abort
  * signal must not keep the session's temp dirs, or the test's end, waiting forever. It is named instead.
  */
-async function stopAgent(pi: AgentSession, records: SessionRecords): Promise<void> {
+async function stopAgent(pi: AgentSession, activity: SessionActivity): Promise<void> {
   let timer: NodeJS.Timeout | undefined
   const stopped = await Promise.race([
     pi.abort().then(() => true),
     new Promise<false>((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS, false))),
   ]).finally(() => clearTimeout(timer))
   if (stopped) return
-  const ended = new Set(records.toolResults.map((result) => result.toolCallId))
-  const running = records.toolCalls.filter((call) => !call.blocked && !ended.has(call.toolCallId))
-  const what = running.length > 0
-    ? running.map((call) => `tool "${call.toolName}" (toolCallId ${call.toolCallId}, playbook step ${call.step})`).join(', ')
-    : 'no tool (an extension handler or the model stream)'
+  const running = activity.unfinished()
+  const what = running.length > 0 ? running.join(', ') : 'no tool, extension handler or model request (Pi itself)'
   throw new Error(
     `dispose(): the agent did not stop within ${STOP_GRACE_MS} ms of abort(): ${what} was still running and ignored its abort signal. ` +
       "The session's temp dirs are removed all the same; what was running is abandoned.",

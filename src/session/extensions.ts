@@ -2,7 +2,7 @@
 // loader (Vite's under Vitest), inline factories as they are, each handed the mocked extension API.
 import { resolve } from 'node:path'
 import type { ExtensionAPI, ExtensionFactory } from '../pi/index.js'
-import { attributedHandler } from '../records/handler-errors.js'
+import { attributedHandler, type HandlerOrigin } from '../records/handler-errors.js'
 import { messageOf } from '../shared/errors.js'
 import { moduleLoader, type ModuleLoader } from './module-loader.js'
 
@@ -21,18 +21,20 @@ interface LoadOptions {
   extensionApi: (api: ExtensionAPI) => ExtensionAPI
   /** Milliseconds a module may take to load (its top-level awaits included). */
   loadTimeout?: number | undefined
+  /** Where each call of an extension's handler stays until it returns. */
+  handlersRunning?: Set<HandlerOrigin>
 }
 
 export async function loadExtensions(
   entries: readonly (string | ExtensionFactory)[],
-  { root, importModule, extensionApi, loadTimeout = EXTENSION_LOAD_TIMEOUT_MS }: LoadOptions,
+  { root, importModule, extensionApi, loadTimeout = EXTENSION_LOAD_TIMEOUT_MS, handlersRunning }: LoadOptions,
 ): Promise<LoadedExtension[]> {
   const load = moduleLoader(importModule)
   const loaded: LoadedExtension[] = []
   for (const [index, entry] of entries.entries()) {
     if (typeof entry === 'function') {
       const path = `<inline:${index + 1}>`
-      loaded.push({ factory: mocked(entry, path, extensionApi), path })
+      loaded.push({ factory: mocked(entry, path, extensionApi, handlersRunning), path })
       continue
     }
     const path = resolve(root, entry)
@@ -41,7 +43,7 @@ export async function loadExtensions(
       const found = module.default === undefined ? 'no default export' : `a default export of type ${typeof module.default}`
       throw new Error(`Extension ${path} must export a factory function as default export (pi) => void; found ${found}`)
     }
-    loaded.push({ factory: mocked(module.default as ExtensionFactory, path, extensionApi), path })
+    loaded.push({ factory: mocked(module.default as ExtensionFactory, path, extensionApi, handlersRunning), path })
   }
   return loaded
 }
@@ -70,11 +72,16 @@ async function importWithin(load: ModuleLoader, path: string, timeout: number): 
 }
 
 /** The factory, called with the mocked API whose handlers say where they threw; a throw is reported as the factory's. */
-function mocked(factory: ExtensionFactory, path: string, extensionApi: (api: ExtensionAPI) => ExtensionAPI): ExtensionFactory {
+function mocked(
+  factory: ExtensionFactory,
+  path: string,
+  extensionApi: (api: ExtensionAPI) => ExtensionAPI,
+  handlersRunning: Set<HandlerOrigin> | undefined,
+): ExtensionFactory {
   return async (api) => {
     const mockedApi = extensionApi(api)
     const on = ((event: string, handler: Parameters<ExtensionAPI['on']>[1]) =>
-      mockedApi.on(event as never, attributedHandler(handler, { extensionPath: path, event }))) as ExtensionAPI['on']
+      mockedApi.on(event as never, attributedHandler(handler, { extensionPath: path, event }, handlersRunning))) as ExtensionAPI['on']
     try {
       await factory({ ...mockedApi, on })
     } catch (error) {

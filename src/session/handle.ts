@@ -6,6 +6,7 @@ import type { Playbook } from '../model/playbook.js'
 import { when, type Action, type Turn } from '../model/script.js'
 import { emitExtensionEvent, type AgentSession } from '../pi/index.js'
 import type { SessionRecords } from '../records/records.js'
+import type { SessionActivity } from './activity.js'
 import type { DisposerStack } from './disposer.js'
 import type { Problems } from './problems.js'
 
@@ -43,20 +44,22 @@ export interface SessionParts {
   settle(): Promise<void>
   /** Everything the session made, unwound by dispose(). */
   stack: DisposerStack
+  /** What the session is doing, for the messages of a test that timed out on it. */
+  activity: SessionActivity
 }
 
-export function sessionHandle({ pi, cwd, records, playbook, problems, mocks, firedEvents, settle, stack }: SessionParts): TestSession {
-  // What the session is doing now: Pi runs one prompt at a time, and a second would be refused by Pi
-  // in a way that lets the first end early.
-  let busy: string | undefined
+export function sessionHandle({ pi, cwd, records, playbook, problems, mocks, firedEvents, settle, stack, activity }: SessionParts): TestSession {
+  // One thing at a time: Pi runs one prompt at a time, and a second would be refused by Pi in a way
+  // that lets the first end early.
   const exclusive = async <T>(what: 'run()' | 'command()' | 'emit()', doing: string, work: () => Promise<T>): Promise<T> => {
     if (stack.disposed) throw new Error(`${what} after dispose(): this test session is closed`)
+    const busy = activity.doing
     if (busy) throw new Error(`${what} while ${busy} is still running on this session: await it first (a session runs one prompt at a time)`)
-    busy = doing
+    activity.doing = doing
     try {
       return await work()
     } finally {
-      busy = undefined
+      activity.doing = undefined
     }
   }
 

@@ -6,8 +6,8 @@ import { runBounded, type BoundedRunResult } from '../../src/project/runner.js'
 export const ROOT = resolve(import.meta.dirname, '../..')
 const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs')
 
-async function run(command: string, args: string[], cwd: string, timeoutMs = 300_000): Promise<BoundedRunResult> {
-  const result = await runBounded({ command, args, cwd, timeoutMs, env: { CI: 'true', NO_COLOR: '1', FORCE_COLOR: undefined } })
+async function run(command: string, args: string[], cwd: string, { timeoutMs = 300_000, env = {} }: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<BoundedRunResult> {
+  const result = await runBounded({ command, args, cwd, timeoutMs, env: { CI: 'true', NO_COLOR: '1', FORCE_COLOR: undefined, ...env } })
   if (result.status === 'timed-out') throw new Error(`${command} ${args.join(' ')} timed out in ${cwd}:\n${result.outputTail}`)
   return result
 }
@@ -50,20 +50,26 @@ export async function installConsumer(fixture: string): Promise<Consumer> {
   let runs = 0
   return {
     dir,
-    async vitest(args) {
-      const outputFile = join(work, `report-${++runs}.json`)
-      const result = await run(process.execPath, [VITEST, 'run', '--reporter=json', `--outputFile=${outputFile}`, ...args], dir)
-      let report: VitestReport
-      try {
-        report = JSON.parse(readFileSync(outputFile, 'utf8')) as VitestReport
-      } catch {
-        throw new Error(`vitest ${args.join(' ')} wrote no report (${result.status}):\n${result.outputTail}`)
-      }
-      return { result, report }
-    },
+    vitest: (args) => runVitest(dir, args, { outputFile: join(work, `report-${++runs}.json`) }),
     tsc: (project = 'tsconfig.json') => run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], dir),
     remove: () => rmSync(work, { recursive: true, force: true }),
   }
+}
+
+/** Runs Vitest in `dir` with the JSON reporter writing `outputFile`; `env` is merged over this process's. */
+export async function runVitest(
+  dir: string,
+  args: string[],
+  { outputFile, env, timeoutMs }: { outputFile: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<{ result: BoundedRunResult; report: VitestReport }> {
+  const result = await run(process.execPath, [VITEST, 'run', '--reporter=json', `--outputFile=${outputFile}`, ...args], dir, { env, timeoutMs })
+  let report: VitestReport
+  try {
+    report = JSON.parse(readFileSync(outputFile, 'utf8')) as VitestReport
+  } catch {
+    throw new Error(`vitest ${args.join(' ')} wrote no report (${result.status}):\n${result.outputTail}`)
+  }
+  return { result, report }
 }
 
 /** Failure messages by test title, without terminal colours. */
