@@ -2,7 +2,7 @@
 import { test as base, type TestAPI } from 'vitest'
 import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
 import { withDefaults } from './defaults.js'
-import { endSession, extensionsOf, watchAbort } from './sessions.js'
+import { endSession, extensionsOf, refuseIfAborted, watchAbort } from './sessions.js'
 
 export interface PiFixtures {
   /** Options for the `session` fixture; override with test.override({ sessionOptions: {...} }). */
@@ -18,7 +18,9 @@ const extend = () =>
     session: async ({ sessionOptions, signal }, use) => {
       const options = withDefaults(sessionOptions)
       const t = await createSession(options)
-      const atAbort = watchAbort(t, signal, `the session fixture (${extensionsOf(options)})`)
+      const name = `the session fixture (${extensionsOf(options)})`
+      await refuseIfAborted(t, signal, name)
+      const atAbort = watchAbort(t, signal, name)
       try {
         await use(t)
       } finally {

@@ -62,9 +62,7 @@ export function watchAbort(t: TestSession, signal: AbortSignal, name: string): A
   let message: string | undefined
   const snapshot = () => {
     const running = describeRunning(t)
-    // The reason is Vitest's own error: "Test timed out in 500ms.\nIf this is a long-running test, …"
-    const why = messageOf(signal.reason).split('\n')[0]!.replace(/\.$/, '')
-    if (running !== undefined) message = `${why} while ${name} was in ${running}.`
+    if (running !== undefined) message = `${abortReason(signal)} while ${name} was in ${running}.`
   }
   signal.addEventListener('abort', snapshot, { once: true })
   return () => {
@@ -72,6 +70,19 @@ export function watchAbort(t: TestSession, signal: AbortSignal, name: string): A
     return message
   }
 }
+
+/**
+ * A session that finished starting after its test was aborted (it timed out meanwhile) would be ended by
+ * no one: it is disposed at once, and the late caller gets an error saying so.
+ */
+export async function refuseIfAborted(t: TestSession, signal: AbortSignal, name: string): Promise<void> {
+  if (!signal.aborted) return
+  await t.dispose().catch(() => {})
+  throw new Error(`${name} finished starting after the test ended (${abortReason(signal)}); it was disposed at once`)
+}
+
+// The reason is Vitest's own error: "Test timed out in 500ms.\nIf this is a long-running test, …"
+const abortReason = (signal: AbortSignal) => messageOf(signal.reason).split('\n')[0]!.replace(/\.$/, '')
 
 /** `extensions: ./a.ts, <inline:2>`, or `no extensions`: how a message tells a test's sessions apart. */
 export function extensionsOf(options: TestSessionOptions): string {
@@ -108,7 +119,9 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   const index = test ? ++test.sessions : 0
   const withFile = withDefaults(options)
   const t = await createSession(withFile)
-  const atAbort = test && watchAbort(t, test.signal, `session ${index} of this test (${extensionsOf(withFile)})`)
+  const name = `session ${index} of this test (${extensionsOf(withFile)})`
+  if (test) await refuseIfAborted(t, test.signal, name)
+  const atAbort = test && watchAbort(t, test.signal, name)
   const end = () => endSession(t, atAbort)
   try {
     ;(test?.onTestFinished ?? onTestFinished)(end)
