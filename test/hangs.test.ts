@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { calls, createTestSession, says, when } from '../environment/index.js'
+import { createTestSession as createBareSession } from '../src/index.js'
+import { describeRunning } from '../src/session/activity.js'
 import { failuresByTitle, ROOT, runVitest } from './support/consumer.js'
 
 const fixture = (name: string) => `test/fixtures/extensions/${name}`
@@ -68,4 +70,33 @@ describe('a test that times out while a tool never returns and ignores its abort
       rmSync(temp, { recursive: true, force: true })
     }
   }, 60_000)
+})
+
+describe('what a busy session is running, as a timed-out test names it', () => {
+  const neverSettles = () => new Promise<never>(() => {})
+  const stopped = (what: string) => `dispose(): the agent did not stop within 1000 ms of abort(): ${what} was still running`
+
+  it('is nothing while the test does not wait for the session', async () => {
+    const t = await createBareSession()
+    await t.run(when('hi', [says('hello')]))
+    expect(describeRunning(t)).toBeUndefined()
+    await t.dispose()
+  })
+
+  it("names an extension's handler that has not returned, before the model was asked", async () => {
+    const t = await createBareSession({ extensions: [(pi) => void pi.on('input', neverSettles)] })
+    void t.run(when('hi', [says('hello')])).catch(() => {})
+    await expect.poll(() => describeRunning(t)).toBe('run(when("hi")), turn 1 ("hi"), before playbook step 1: the "input" handler of <inline:1> had not finished')
+    // The agent itself had not started: abort() stops it at once, and the handler is abandoned.
+    await t.dispose()
+  })
+
+  it('names the model request that waits for a calls(...).then callback', async () => {
+    const t = await createBareSession({ mockTools: { bash: 'ran' } })
+    void t.run(when('go', [calls('bash', { command: 'ls' }).then(neverSettles), says('done')])).catch(() => {})
+    await expect
+      .poll(() => describeRunning(t))
+      .toBe('run(when("go")), turn 1 ("go"), playbook step 1: the model request for playbook step 2 (a calls(...).then callback) had not finished')
+    await expect(t.dispose()).rejects.toThrow(stopped('the model request for playbook step 2 (a calls(...).then callback)'))
+  })
 })
