@@ -1,11 +1,12 @@
 // Keeps Pi and the extension under test away from the real home and the network: a temp HOME and
-// agent dir, offline, and no connection beyond loopback.
+// agent dir (the file's, and each session's over it), offline, and no connection beyond loopback.
 import { mkdtempSync, mkdirSync, rmdirSync, rmSync } from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import os, { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { interceptAllHttp } from '../mocks/http-routing.js'
 import { globalSlot } from '../shared/global-slot.js'
+import { aliveSessions, currentSession, markAlive, type SessionScope } from '../shared/session-context.js'
 import { guardNetwork } from './network-guard.js'
 
 export interface Isolation {
@@ -60,12 +61,7 @@ function openIsolation(): ActiveIsolation {
   const agentDir = join(home, '.pi', 'agent')
   mkdirSync(agentDir, { recursive: true })
   const restoreEnv = setEnv({
-    HOME: home,
-    USERPROFILE: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_CACHE_HOME: join(home, '.cache'),
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    PI_CODING_AGENT_DIR: agentDir,
+    ...homeVariables(home, agentDir),
     PI_OFFLINE: '1',
     PI_TELEMETRY: '0',
     JITI_FS_CACHE: 'false',
@@ -89,9 +85,53 @@ function openIsolation(): ActiveIsolation {
   return entry
 }
 
+/** The variables that say where home is: the file's, then each session's over it. */
+function homeVariables(home: string, agentDir: string): Record<string, string> {
+  return {
+    HOME: home,
+    USERPROFILE: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    PI_CODING_AGENT_DIR: agentDir,
+  }
+}
+
+interface SessionHome {
+  scope: SessionScope
+  /** Puts back the variables as they were before this session's home was entered. */
+  restoreEnv: () => void
+}
+
+// The sessions whose home is entered, oldest first: process.env holds the newest one's.
+const sessionHomes = globalSlot('session-homes', () => [] as SessionHome[])
+
+/**
+ * Makes `scope`'s home the session's: os.homedir() and os.userInfo().homedir in its context, and, while it
+ * is the newest session alive, HOME and the other home variables of process.env (which hold one value).
+ * Sessions may leave in any order; the variables always end as the newest remaining session's, or as
+ * they were before the first.
+ */
+export function enterSessionHome(scope: SessionScope, agentDir: string): () => void {
+  const unmark = markAlive(scope)
+  const entry: SessionHome = { scope, restoreEnv: setEnv(homeVariables(scope.home, agentDir)) }
+  const entries = sessionHomes.get()
+  entries.push(entry)
+  return () => {
+    unmark()
+    const at = entries.indexOf(entry)
+    if (at < 0) return
+    entries.splice(at, 1)
+    // Not the newest: what it replaced becomes what the next newer session puts back.
+    if (at < entries.length) entries[at]!.restoreEnv = entry.restoreEnv
+    else entry.restoreEnv()
+  }
+}
+
 // In worker threads os.homedir() reads the process's real environment, not the thread's copy of
-// process.env. It is replaced once, by a function that reads the active temp home: a VM pool may keep
-// a copy of the builtin's exports across files, so the function itself must never change.
+// process.env. It is replaced once, by a function that reads the temp home of the running session, else
+// of the newest session alive, else of the file: a VM pool may keep a copy of the builtin's exports across
+// files, so the function itself must never change (what it reads lives on `process`).
 const HOME = Symbol.for('vitest-environment-pi:home')
 type HomeHolder = { [HOME]?: string }
 type Isolated = typeof os.homedir & { isolated?: true }
@@ -99,12 +139,12 @@ type Isolated = typeof os.homedir & { isolated?: true }
 function replaceHomedir(home: string): () => void {
   if (!(os.homedir as Isolated).isolated) {
     const original = os.homedir
-    os.homedir = Object.assign(() => (process as HomeHolder)[HOME] ?? original(), { isolated: true as const })
+    os.homedir = Object.assign(() => isolatedHome() ?? original(), { isolated: true as const })
     // os.userInfo().homedir reads the password database: the real home, unless it is replaced too.
     const userInfo = os.userInfo
     os.userInfo = ((options?: { encoding: BufferEncoding }) => {
       const info = userInfo(options)
-      const temp = (process as HomeHolder)[HOME]
+      const temp = isolatedHome()
       return temp === undefined ? info : { ...info, homedir: temp }
     }) as typeof os.userInfo
     syncBuiltinESMExports()
@@ -115,6 +155,10 @@ function replaceHomedir(home: string): () => void {
   return () => {
     holder[HOME] = previous
   }
+}
+
+function isolatedHome(): string | undefined {
+  return currentSession()?.home ?? aliveSessions().at(-1)?.home ?? (process as HomeHolder)[HOME]
 }
 
 // Usually nothing was written: three rmdirs are far cheaper than a recursive removal's walk.

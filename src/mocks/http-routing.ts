@@ -1,34 +1,46 @@
-// One HTTP interceptor per isolated process; each session answers while it is the newest one alive.
+// One HTTP interceptor per isolated process; each request is answered by the session whose code made it.
+import { currentSession, type SessionScope } from '../shared/session-context.js'
 import { globalSlot } from '../shared/global-slot.js'
 import { createInterceptor, installDispatcher, type InterceptedAnswer, type InterceptedRequest, type InterceptHandler } from './http-interceptor.js'
 
-// The sessions answering HTTP, oldest first.
-const handlers = globalSlot<InterceptHandler[]>('http-handlers', () => [])
+// The sessions answering HTTP, by the session context their requests carry.
+const handlers = globalSlot('http-handlers', () => new Map<SessionScope, InterceptHandler>())
 
-/** Makes `handler` answer HTTP until the returned function is called. */
-export function answerHttp(handler: InterceptHandler): () => void {
-  handlers.get().push(handler)
+/** Makes `handler` answer the HTTP requests of `scope`'s session until the returned function is called. */
+export function answerHttp(scope: SessionScope, handler: InterceptHandler): () => void {
+  handlers.get().set(scope, handler)
   return () => {
-    const list = handlers.get()
-    const at = list.lastIndexOf(handler)
-    if (at >= 0) list.splice(at, 1)
+    if (handlers.get().get(scope) === handler) handlers.get().delete(scope)
   }
 }
 
-/** Routes a caught request to the newest session; with none alive, it fails as the network is off. */
+/**
+ * Routes a caught request to the session whose code made it (its run(), command(), emit() or start, and
+ * what those started). A request made outside every session goes to the one session alive; with none
+ * alive it fails as the network is off, and with two or more it fails: whose rules apply cannot be known.
+ */
 export function routeHttp(request: InterceptedRequest): InterceptedAnswer | Promise<InterceptedAnswer> {
-  const handler = handlers.get().at(-1)
-  if (handler) return handler(request)
-  return Object.assign(new Error(`Network access is disabled in tests: ${request.method} ${request.url} (no test session is answering HTTP)`), {
-    code: 'ENETUNREACH',
-  })
+  const alive = handlers.get()
+  const what = `${request.method} ${request.url}`
+  const scope = currentSession()
+  if (scope !== undefined) return alive.get(scope)?.(request) ?? unreachable(`Network access is disabled in tests: ${what} (its test session has ended)`)
+  if (alive.size === 1) return alive.values().next().value!(request)
+  if (alive.size === 0) return unreachable(`Network access is disabled in tests: ${what} (no test session is answering HTTP)`)
+  return unreachable(
+    `${what} was made outside any test session while ${alive.size} sessions are alive; whose HTTP rules answer it cannot be known. ` +
+      "Make the request from the extension's code (run(), command(), emit(), or what they start), or keep one session alive while making it.",
+  )
+}
+
+function unreachable(message: string): Error {
+  return Object.assign(new Error(message), { code: 'ENETUNREACH' })
 }
 
 let routing: ReturnType<typeof createInterceptor> | undefined
 
 /**
- * Catches every request made through undici or fetch and routes it to the newest session; the
- * dispatcher is built once per process (it costs more than a session) and only swapped in and out.
+ * Catches every request made through undici or fetch and routes it to its session; the dispatcher is
+ * built once per process (it costs more than a session) and only swapped in and out.
  */
 export function interceptAllHttp(): () => void {
   routing ??= createInterceptor(routeHttp)

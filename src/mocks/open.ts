@@ -3,6 +3,7 @@
 import { BUILTIN_TOOL_NAMES, builtinToolDefinition, type ExtensionAPI, type ExtensionUIContext, type ToolDefinition } from '../pi/index.js'
 import type { Recorder } from '../records/recorder.js'
 import { messageOf } from '../shared/errors.js'
+import type { SessionScope } from '../shared/session-context.js'
 import { createExecMock } from './exec.js'
 import { overrideApi } from './extension-api.js'
 import { createHttpMock } from './http.js'
@@ -23,6 +24,8 @@ export interface MockSettings {
 }
 
 export interface MockHooks {
+  /** The session the mocks answer for: HTTP requests made in its context come to its rules. */
+  scope: SessionScope
   recorder: Recorder
   /** A problem that fails the test at the next run(), emit() or verify(). */
   report(error: Error): void
@@ -49,8 +52,8 @@ export interface SessionMocks {
 const warn = (message: string) => console.warn(`[vitest-environment-pi] ${message}`)
 
 /**
- * HTTP is intercepted process-wide (fetch has one global dispatcher): with sessions alive at once, the
- * newest one's rules answer.
+ * HTTP is intercepted process-wide (fetch has one global dispatcher): a request is answered by the rules
+ * of the session whose context made it (see routeHttp).
  */
 export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMocks {
   const { blocks, unhandled } = settings
@@ -64,7 +67,7 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
     warn,
   })
   const http = createHttpMock(blocks.http ?? {}, { unhandled, onUnhandled: hooks.report, record: (call) => void records.http.push(call), warn })
-  hooks.defer(answerHttp((request) => http.handle(request)))
+  hooks.defer(answerHttp(hooks.scope, (request) => http.handle(request)))
 
   const invocations = invocationMocks(blocks.tools, hooks.report)
   const mockTools = { ...invocations.mocks, ...settings.mockTools }

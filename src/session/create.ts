@@ -1,9 +1,7 @@
 // createTestSession: a real Pi AgentSession whose model is a playbook and whose edges are mocks, built
 // as a pipeline of named steps over one disposer stack.
-import { mkdtempSync, rmdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { enterIsolation } from '../isolation/isolation.js'
+import { enterIsolation, enterSessionHome } from '../isolation/isolation.js'
+import { makeSessionDirs, removeSessionDirs, type SessionDirs } from '../isolation/session-dirs.js'
 import { fireSequence } from '../mocks/events.js'
 import { openMocks, type SessionMocks } from '../mocks/open.js'
 import { seedSession } from '../mocks/session-state.js'
@@ -11,6 +9,7 @@ import { Playbook } from '../model/playbook.js'
 import { bindSession, createPiSession, emitExtensionEvent, emitShutdown, replaceModel, trackSettling, type AgentSession, type Model } from '../pi/index.js'
 import { Recorder } from '../records/recorder.js'
 import { SessionRecords, type ExtensionErrorRecord } from '../records/records.js'
+import { runInSession, type SessionScope } from '../shared/session-context.js'
 import { SessionActivity, trackActivity } from './activity.js'
 import { DisposerStack } from './disposer.js'
 import { loadExtensions } from './extensions.js'
@@ -24,54 +23,45 @@ export type { TestSessionOptions } from './options.js'
 
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
   const plan = planSession(options)
+  const dirs = makeSessionDirs(plan.cwd === undefined)
   const stack = new DisposerStack()
-  try {
-    const problems = new Problems()
-    const recorder = new Recorder(new SessionRecords(), (error) => plan.propagateErrors && problems.report(handlerThrew(error)))
-    const activity = new SessionActivity(recorder.records)
-    let pi: AgentSession | undefined
-    const mocks = openMocks(
-      { ...plan, mockTools: options.mockTools, mockUI: options.mockUI },
-      { recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer) },
-    )
-    const { agentDir } = enterIsolated(stack)
-    const cwd = sessionCwd(plan, stack)
-    pi = await startPi(plan, { cwd, agentDir, mocks, activity }, stack)
-    const playbook = (activity.playbook = scriptModel(pi, plan.model, recorder))
-    recorder.attach(pi)
-    const settle = trackSettling(pi)
-    await bindExtensions(pi, mocks, recorder, activity, stack)
-    const firedEvents = await fireSequence(plan.blocks.events?.fire_sequence ?? [], (event, payload) => emitExtensionEvent(pi, event, payload))
-    const t = sessionHandle({ pi, cwd, records: recorder.records, playbook, problems, mocks, firedEvents, settle, stack, activity })
-    trackActivity(t, activity)
-    return t
-  } catch (error) {
-    return stack.unwind(error)
-  }
+  stack.defer(() => removeSessionDirs(dirs))
+  const scope: SessionScope = { home: dirs.home }
+  // Everything the session starts, from loading its extensions on, runs in its context.
+  return runInSession(scope, async () => {
+    try {
+      const problems = new Problems()
+      const recorder = new Recorder(new SessionRecords(), (error) => plan.propagateErrors && problems.report(handlerThrew(error)))
+      const activity = new SessionActivity(recorder.records)
+      let pi: AgentSession | undefined
+      enterIsolated(scope, dirs, stack)
+      const mocks = openMocks(
+        { ...plan, mockTools: options.mockTools, mockUI: options.mockUI },
+        { scope, recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer) },
+      )
+      const cwd = plan.cwd ?? dirs.cwd!
+      pi = await startPi(plan, { cwd, agentDir: dirs.agentDir, mocks, activity }, stack)
+      const playbook = (activity.playbook = scriptModel(pi, plan.model, recorder))
+      recorder.attach(pi)
+      const settle = trackSettling(pi)
+      await bindExtensions(pi, mocks, recorder, activity, stack)
+      const firedEvents = await fireSequence(plan.blocks.events?.fire_sequence ?? [], (event, payload) => emitExtensionEvent(pi, event, payload))
+      const t = sessionHandle({ pi, cwd, home: dirs.home, scope, records: recorder.records, playbook, problems, mocks, firedEvents, settle, stack, activity })
+      trackActivity(t, activity)
+      return t
+    } catch (error) {
+      return stack.unwind(error)
+    }
+  })
 }
 
-/** The process's isolated home and agent dir (shared with the test file's), left when the session ends. */
-function enterIsolated(stack: DisposerStack) {
-  const { isolation, leave } = enterIsolation()
-  stack.defer(leave)
-  return isolation
-}
-
-/** The caller's cwd, or a fresh temp dir removed at the end. */
-function sessionCwd(plan: SessionPlan, stack: DisposerStack): string {
-  if (plan.cwd !== undefined) return plan.cwd
-  const cwd = mkdtempSync(join(tmpdir(), 'pi-cwd-'))
-  stack.defer(() => removeDir(cwd))
-  return cwd
-}
-
-/** A session's cwd is usually still empty: one rmdir then, the recursive removal otherwise. */
-function removeDir(dir: string): void {
-  try {
-    rmdirSync(dir)
-  } catch {
-    rmSync(dir, { recursive: true, force: true })
-  }
+/**
+ * The file's isolation (network guard, HTTP interception, a home for code outside sessions), entered for
+ * the session's life, and the session's own home over it; both left when the session ends.
+ */
+function enterIsolated(scope: SessionScope, dirs: SessionDirs, stack: DisposerStack): void {
+  stack.defer(enterIsolation().leave)
+  stack.defer(enterSessionHome(scope, dirs.agentDir))
 }
 
 /** Loads the extensions and creates the real AgentSession with them, the mocked built-in tools and the spec's state. */

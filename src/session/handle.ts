@@ -6,6 +6,7 @@ import type { Playbook } from '../model/playbook.js'
 import { when, type Action, type Turn } from '../model/script.js'
 import { emitExtensionEvent, type AgentSession } from '../pi/index.js'
 import type { SessionRecords } from '../records/records.js'
+import { runInSession, type SessionScope } from '../shared/session-context.js'
 import type { SessionActivity } from './activity.js'
 import type { DisposerStack } from './disposer.js'
 import type { Problems } from './problems.js'
@@ -14,6 +15,11 @@ export interface TestSession {
   /** The real Pi AgentSession. */
   readonly session: AgentSession
   readonly cwd: string
+  /**
+   * The session's own temp HOME (`<tmp>/pi-session-XXXXXX/home`), removed by dispose(): os.homedir() in
+   * the session's code, and Pi's agent dir is `<home>/.pi/agent`.
+   */
+  readonly home: string
   readonly events: SessionRecords
   readonly playbook: { readonly consumed: number; readonly remaining: number }
   /** Sends each turn's prompt and waits until Pi is idle; throws when the script and Pi disagreed. */
@@ -35,6 +41,9 @@ export interface TestSession {
 export interface SessionParts {
   pi: AgentSession
   cwd: string
+  home: string
+  /** The session's context: run(), command(), emit() and dispose() run in it. */
+  scope: SessionScope
   records: SessionRecords
   playbook: Playbook
   problems: Problems
@@ -48,7 +57,7 @@ export interface SessionParts {
   activity: SessionActivity
 }
 
-export function sessionHandle({ pi, cwd, records, playbook, problems, mocks, firedEvents, settle, stack, activity }: SessionParts): TestSession {
+export function sessionHandle({ pi, cwd, home, scope, records, playbook, problems, mocks, firedEvents, settle, stack, activity }: SessionParts): TestSession {
   // One thing at a time: Pi runs one prompt at a time, and a second would be refused by Pi in a way
   // that lets the first end early.
   const exclusive = async <T>(what: 'run()' | 'command()' | 'emit()', doing: string, work: () => Promise<T>): Promise<T> => {
@@ -57,7 +66,7 @@ export function sessionHandle({ pi, cwd, records, playbook, problems, mocks, fir
     if (busy) throw new Error(`${what} while ${busy} is still running on this session: await it first (a session runs one prompt at a time)`)
     activity.doing = doing
     try {
-      return await work()
+      return await runInSession(scope, work)
     } finally {
       activity.doing = undefined
     }
@@ -89,6 +98,7 @@ export function sessionHandle({ pi, cwd, records, playbook, problems, mocks, fir
   return {
     session: pi,
     cwd,
+    home,
     events: records,
     playbook: {
       get consumed() {
@@ -120,6 +130,6 @@ export function sessionHandle({ pi, cwd, records, playbook, problems, mocks, fir
     firedEvents,
     verify: () => problems.throwIfAny(),
     pendingMocks: () => mocks.pending(),
-    dispose: () => stack.dispose(),
+    dispose: () => runInSession(scope, () => stack.dispose()),
   }
 }

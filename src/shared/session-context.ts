@@ -1,0 +1,49 @@
+// Which test session the running code belongs to: an async context entered around everything a session
+// runs (its creation, run(), command(), emit(), dispose()), inherited by whatever that work starts
+// (timers, fetches, promises). Per-session answers (HTTP rules, the home) are looked up by it.
+import { AsyncLocalStorage } from 'node:async_hooks'
+
+/** One session, as the code it runs sees it; per-session state elsewhere is keyed by this object. */
+export interface SessionScope {
+  /** The session's HOME (os.homedir() in its context). */
+  readonly home: string
+}
+
+interface SessionContexts {
+  storage: AsyncLocalStorage<SessionScope>
+  /** The sessions alive, oldest first. */
+  alive: SessionScope[]
+}
+
+// On `process`, not globalThis: os.homedir() is replaced once per process and reads this from every
+// realm (a VM pool's file has its own globalThis) and every copy of this module (a file's reset).
+const KEY = Symbol.for('vitest-environment-pi:session-contexts')
+const holder = process as unknown as { [KEY]?: SessionContexts }
+const contexts: SessionContexts = (holder[KEY] ??= { storage: new AsyncLocalStorage(), alive: [] })
+
+/** Runs `work` (and all it starts) as code of `scope`'s session. */
+export function runInSession<T>(scope: SessionScope, work: () => T): T {
+  return contexts.storage.run(scope, work)
+}
+
+/** The session whose code is running now, if the running code was started by one. */
+export function currentSession(): SessionScope | undefined {
+  return contexts.storage.getStore()
+}
+
+/** The sessions alive now, oldest first. */
+export function aliveSessions(): readonly SessionScope[] {
+  return contexts.alive
+}
+
+/** Counts `scope` as alive until the returned function is called (once). */
+export function markAlive(scope: SessionScope): () => void {
+  contexts.alive.push(scope)
+  let ended = false
+  return () => {
+    if (ended) return
+    ended = true
+    const at = contexts.alive.lastIndexOf(scope)
+    if (at >= 0) contexts.alive.splice(at, 1)
+  }
+}
