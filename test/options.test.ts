@@ -63,7 +63,7 @@ describe('createTestSession checks its options', () => {
   it('checks before anything is created: no temp dir, no extension factory', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'options-check-'))
     const saved = process.env.TMPDIR
-    // The session's cwd and home go to the OS temp dir: here, a dir only this test uses.
+    // The session's dir (its home and cwd) and the file's home go to the OS temp dir: here, a dir only this test uses.
     process.env.TMPDIR = dir
     let factoryRuns = 0
     const extensions = [() => void factoryRuns++]
@@ -73,7 +73,7 @@ describe('createTestSession checks its options', () => {
       // The same session without the typo creates both, so the check above could have seen them.
       const t = await createTestSession({ extensions })
       const created = readdirSync(dir).map((name) => name.replace(/-[^-]+$/, ''))
-      expect({ factoryRuns, created: created.sort() }).toEqual({ factoryRuns: 1, created: ['pi-cwd', 'pi-home'] })
+      expect({ factoryRuns, created: created.sort() }).toEqual({ factoryRuns: 1, created: ['pi-home', 'pi-session'] })
       await t.dispose()
     } finally {
       if (saved === undefined) delete process.env.TMPDIR

@@ -1,6 +1,6 @@
 // Keeps Pi and the extension under test away from the real home and the network: a temp HOME and
 // agent dir (the file's, and each session's over it), offline, and no connection beyond loopback.
-import { mkdtempSync, mkdirSync, rmdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmdirSync, rmSync } from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import os, { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -58,8 +58,8 @@ export function enterIsolation(): { isolation: Isolation; leave: () => void } {
 /** Creates the temp home, points the environment at it and cuts the network; `restore` undoes all of it. */
 function openIsolation(): ActiveIsolation {
   const home = mkdtempSync(join(tmpdir(), 'pi-home-'))
+  // Not created: Pi creates what it writes there.
   const agentDir = join(home, '.pi', 'agent')
-  mkdirSync(agentDir, { recursive: true })
   const restoreEnv = setEnv({
     ...homeVariables(home, agentDir),
     PI_OFFLINE: '1',
@@ -78,7 +78,7 @@ function openIsolation(): ActiveIsolation {
       releaseNetwork()
       restoreHomedir()
       restoreEnv()
-      removeHome(home, agentDir)
+      removeHome(home)
     },
   }
   active.set(entry)
@@ -161,11 +161,9 @@ function isolatedHome(): string | undefined {
   return currentSession()?.home ?? aliveSessions().at(-1)?.home ?? (process as HomeHolder)[HOME]
 }
 
-// Usually nothing was written: three rmdirs are far cheaper than a recursive removal's walk.
-function removeHome(home: string, agentDir: string): void {
+// Usually nothing was written: one rmdir is far cheaper than a recursive removal's walk.
+function removeHome(home: string): void {
   try {
-    rmdirSync(agentDir)
-    rmdirSync(join(home, '.pi'))
     rmdirSync(home)
   } catch {
     rmSync(home, { recursive: true, force: true })
