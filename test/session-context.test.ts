@@ -35,8 +35,8 @@ function statusChecker(pi: ExtensionAPI) {
   pi.registerCommand('status', { handler: async (_args, ctx) => ctx.ui.notify(await fetchStatus()) })
 }
 
-/** What a fetch made by the test body itself gets. */
-async function fetchFromTestBody(): Promise<string> {
+/** What a fetch of the status URL gets, from wherever it is called. */
+async function fetchStatusOutcome(): Promise<string> {
   try {
     return `answered: ${await (await fetch(STATUS_URL)).text()}`
   } catch (error) {
@@ -77,13 +77,29 @@ describe('HTTP rules belong to their session', () => {
 
   it('outside every session: answered by the one session alive; with two alive, the request fails naming the problem', async () => {
     const a = await createTestSession({ mocks: statusRule('from a') })
-    expect(await fetchFromTestBody()).toBe('answered: from a')
+    expect(await fetchStatusOutcome()).toBe('answered: from a')
     const b = await createTestSession({ mocks: statusRule('from b') })
-    expect(await fetchFromTestBody()).toBe(
+    expect(await fetchStatusOutcome()).toBe(
       `failed: GET ${STATUS_URL} was made outside any test session while 2 sessions are alive; whose HTTP rules answer it cannot be known. ` +
         "Make the request from the extension's code (run(), command(), emit(), or what they start), or keep one session alive while making it.",
     )
     expect(a.events.http).toHaveLength(1)
+    expect(b.events.http).toEqual([])
+  })
+
+  it('a request its session makes after dispose() fails: that session has ended, another does not answer it', async () => {
+    let late: Promise<string> | undefined
+    const lingering = (pi: ExtensionAPI) =>
+      pi.registerCommand('later', {
+        handler: async () => {
+          late = delay(30).then(fetchStatusOutcome)
+        },
+      })
+    const a = await createTestSession({ extensions: [lingering], mocks: statusRule('from a') })
+    const b = await createTestSession({ mocks: statusRule('from b') })
+    await a.command('later')
+    await a.dispose()
+    expect(await late).toBe(`failed: Network access is disabled in tests: GET ${STATUS_URL} (its test session has ended)`)
     expect(b.events.http).toEqual([])
   })
 })
