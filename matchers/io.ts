@@ -2,7 +2,7 @@
 import type { MatcherState } from 'vitest'
 import type { ExecCallRecord, HttpCallRecord } from '../src/records/records.js'
 import { describeValue, requireReceived } from './receiver.js'
-import { report } from './report.js'
+import { report, type MatcherOutcome } from './report.js'
 import { equals, matchesText, matchesValue, numbered, printExpectedLine, type TextMatcher } from './text.js'
 
 const commandLine = (call: ExecCallRecord) => [call.command, ...call.args].join(' ')
@@ -15,7 +15,7 @@ function matchesCommand(call: ExecCallRecord, command: string | RegExp): boolean
   return typeof command === 'string' ? call.command === command || commandLine(call) === command : command.test(commandLine(call))
 }
 
-export function toHaveExecuted(this: MatcherState, received: unknown, command: string | RegExp, args?: unknown[]) {
+export function toHaveExecuted(this: MatcherState, received: unknown, command: string | RegExp, args?: unknown[]): MatcherOutcome {
   const { events } = requireReceived(received, 'toHaveExecuted')
   const pass = events.exec.some((call) => matchesCommand(call, command) && (args === undefined || equals(this, call.args, args)))
   const what = `${printExpectedLine(this, command)}${args === undefined ? '' : ` with args ${printExpectedLine(this, args)}`}`
@@ -37,7 +37,7 @@ export interface ExpectedFetch {
   body?: unknown
 }
 
-export function toHaveFetched(this: MatcherState, received: unknown, url: TextMatcher, init?: ExpectedFetch) {
+export function toHaveFetched(this: MatcherState, received: unknown, url: TextMatcher, init?: ExpectedFetch): MatcherOutcome {
   const { events } = requireReceived(received, 'toHaveFetched')
   const fits = (call: HttpCallRecord) =>
     matchesText(this, call.url, url) &&
@@ -59,7 +59,7 @@ function lowerKeys(headers: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]))
 }
 
-export function toHaveUsedAllMocks(this: MatcherState, received: unknown) {
+export function toHaveUsedAllMocks(this: MatcherState, received: unknown): MatcherOutcome {
   const t = received as { pendingMocks?: () => { line: string }[] } | null
   if (typeof t?.pendingMocks !== 'function') {
     throw new TypeError(`expect(received).toHaveUsedAllMocks(): received must be a test session (createTestSession), got ${describeValue(received)}`)

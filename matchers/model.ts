@@ -2,7 +2,7 @@
 import type { MatcherState } from 'vitest'
 import { textOf } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
-import { report } from './report.js'
+import { report, type MatcherOutcome } from './report.js'
 import { callLine, matchesText, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
 
 type MessageLike = { role: string; content?: unknown }
@@ -23,7 +23,7 @@ function describeMessage(state: MatcherState, message: MessageLike): string {
   return `${message.role}: ${parts.join(' + ') || '(empty)'}`
 }
 
-export function toHaveSaid(this: MatcherState, received: unknown, text: TextMatcher) {
+export function toHaveSaid(this: MatcherState, received: unknown, text: TextMatcher): MatcherOutcome {
   const { events } = requireReceived(received, 'toHaveSaid')
   const said = events.messages.filter((m) => m.role === 'assistant').map((m) => messageText(m)).filter(Boolean)
   return report(this, {
@@ -36,7 +36,7 @@ export function toHaveSaid(this: MatcherState, received: unknown, text: TextMatc
   })
 }
 
-export function toHaveSentToModel(this: MatcherState, received: unknown, text: TextMatcher) {
+export function toHaveSentToModel(this: MatcherState, received: unknown, text: TextMatcher): MatcherOutcome {
   const { events } = requireReceived(received, 'toHaveSentToModel')
   const requests = events.modelRequests
   const hit = requests.find(

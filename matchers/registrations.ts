@@ -1,9 +1,9 @@
 // What the extension registered with Pi.
 import type { MatcherState } from 'vitest'
 import { requireReceived } from './receiver.js'
-import { report } from './report.js'
+import { report, type MatcherOutcome } from './report.js'
 
-export function toHaveRegisteredTool(this: MatcherState, received: unknown, name: string) {
+export function toHaveRegisteredTool(this: MatcherState, received: unknown, name: string): MatcherOutcome {
   const { session } = requireReceived(received, 'toHaveRegisteredTool', true)
   const tools = session!.getAllTools().map((tool) => tool.name)
   return report(this, {
@@ -16,7 +16,7 @@ export function toHaveRegisteredTool(this: MatcherState, received: unknown, name
   })
 }
 
-export function toHaveRegisteredCommand(this: MatcherState, received: unknown, name: string) {
+export function toHaveRegisteredCommand(this: MatcherState, received: unknown, name: string): MatcherOutcome {
   const { session } = requireReceived(received, 'toHaveRegisteredCommand', true)
   const commands = session!.extensionRunner.getRegisteredCommands().map((c) => c.invocationName)
   const bare = name.replace(/^\//, '')

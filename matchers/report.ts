@@ -1,7 +1,16 @@
 // The one shape of every failure message: a hint saying what was checked, then what happened instead.
-import type { MatcherResult, MatcherState } from 'vitest'
+import type { MatcherState } from 'vitest'
 
-type SyncResult = Exclude<MatcherResult, Promise<unknown>>
+/**
+ * What a matcher returns: Vitest's SyncExpectationResult, which 'vitest' does not export by name. Declared
+ * here so that the published declarations name no '@vitest/expect', which a strict install does not link.
+ */
+export interface MatcherOutcome {
+  pass: boolean
+  message: () => string
+  actual?: unknown
+  expected?: unknown
+}
 
 export interface Report {
   matcher: string
@@ -19,7 +28,7 @@ export interface Report {
   expectedValue?: unknown
 }
 
-export function report(state: MatcherState, r: Report): SyncResult {
+export function report(state: MatcherState, r: Report): MatcherOutcome {
   const { utils, isNot, promise } = state
   const message = () =>
     [

@@ -2,7 +2,7 @@
 import type { MatcherState } from 'vitest'
 import type { BoundedRunResult } from '../src/project/runner.js'
 import { describeValue } from './receiver.js'
-import { report } from './report.js'
+import { report, type MatcherOutcome } from './report.js'
 
 /** The fields of a sandbox result the matcher reads (the full result, or the summary a global setup provides). */
 interface SandboxOutcome {
@@ -41,7 +41,7 @@ function describeSandbox(sandbox: SandboxOutcome): string {
   return `It ${sandbox.status}${steps ? `: ${steps}` : ''}.\nProblems:\n${problems}`
 }
 
-export function toHavePassed(this: MatcherState, received: unknown) {
+export function toHavePassed(this: MatcherState, received: unknown): MatcherOutcome {
   if (isSandbox(received)) {
     return report(this, {
       matcher: 'toHavePassed',

@@ -2,7 +2,7 @@
 import type { MatcherState } from 'vitest'
 import type { SessionRecords, ToolCallRecord } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
-import { report } from './report.js'
+import { report, type MatcherOutcome } from './report.js'
 import { callLine, equals, matchesText, matchesValue, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
 
 /** `.map(describeCall(this))`: a call as one line, its block reason after it. */
@@ -26,7 +26,7 @@ function closestCall(state: MatcherState, calls: ToolCallRecord[], params: Recor
   return best
 }
 
-export function toHaveCalledTool(this: MatcherState, received: unknown, name: string, params?: Record<string, unknown>) {
+export function toHaveCalledTool(this: MatcherState, received: unknown, name: string, params?: Record<string, unknown>): MatcherOutcome {
   const { events } = requireReceived(received, 'toHaveCalledTool')
   const calls = events.toolCallsFor(name)
   const matching = params === undefined ? calls : calls.filter((call) => matchesValue(this, call.input, params))
@@ -48,7 +48,7 @@ export function toHaveCalledTool(this: MatcherState, received: unknown, name: st
   })
 }
 
-export function toHaveCalledToolTimes(this: MatcherState, received: unknown, name: string, times: number) {
+export function toHaveCalledToolTimes(this: MatcherState, received: unknown, name: string, times: number): MatcherOutcome {
   const { events } = requireReceived(received, 'toHaveCalledToolTimes')
   const calls = events.toolCallsFor(name)
   return report(this, {
@@ -62,7 +62,7 @@ export function toHaveCalledToolTimes(this: MatcherState, received: unknown, nam
   })
 }
 
-export function toHaveCalledToolsInOrder(this: MatcherState, received: unknown, names: string[]) {
+export function toHaveCalledToolsInOrder(this: MatcherState, received: unknown, names: string[]): MatcherOutcome {
   const { events } = requireReceived(received, 'toHaveCalledToolsInOrder')
   const sequence = events.toolSequence()
   // A subsequence: other calls may come between the named ones.
@@ -80,7 +80,7 @@ export function toHaveCalledToolsInOrder(this: MatcherState, received: unknown, 
   })
 }
 
-export function toHaveBlocked(this: MatcherState, received: unknown, name: string, reason?: TextMatcher) {
+export function toHaveBlocked(this: MatcherState, received: unknown, name: string, reason?: TextMatcher): MatcherOutcome {
   const { events } = requireReceived(received, 'toHaveBlocked')
   const calls = events.toolCallsFor(name)
   const blocked = calls.filter((call) => call.blocked)

@@ -2,7 +2,7 @@
 import type { MatcherState } from 'vitest'
 import type { ToolResultRecord } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
-import { report } from './report.js'
+import { report, type MatcherOutcome } from './report.js'
 import { allCalls } from './tool-calls.js'
 import { matchesText, matchesValue, numbered, printExpectedLine, printReceivedLine } from './text.js'
 
@@ -18,7 +18,7 @@ export interface ExpectedToolResult {
 const describeResult = (state: MatcherState) => (r: ToolResultRecord) =>
   `${r.isError ? 'error' : 'ok'}${r.mocked ? ' (mocked)' : ''}: ${printReceivedLine(state, r.text)}${r.details === undefined ? '' : ` details ${printReceivedLine(state, r.details)}`}`
 
-export function toHaveToolResult(this: MatcherState, received: unknown, name: string, expected: ExpectedToolResult) {
+export function toHaveToolResult(this: MatcherState, received: unknown, name: string, expected: ExpectedToolResult): MatcherOutcome {
   const { events } = requireReceived(received, 'toHaveToolResult')
   const results = events.toolResultsFor(name)
   const fits = (r: ToolResultRecord) =>

@@ -2,7 +2,7 @@
 import type { MatcherState } from 'vitest'
 import type { UICallRecord } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
-import { report } from './report.js'
+import { report, type MatcherOutcome } from './report.js'
 import { matchesText, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
 
 const describeUI = (state: MatcherState) => (call: UICallRecord) => {
@@ -15,7 +15,7 @@ function listOf(state: MatcherState, calls: UICallRecord[], what: string): strin
   return calls.length === 0 ? `There was no ${what}.` : `Calls made:\n${numbered(calls.map(describeUI(state)))}`
 }
 
-export function toHaveNotified(this: MatcherState, received: unknown, message: TextMatcher, level?: 'info' | 'warning' | 'error') {
+export function toHaveNotified(this: MatcherState, received: unknown, message: TextMatcher, level?: 'info' | 'warning' | 'error'): MatcherOutcome {
   const { events } = requireReceived(received, 'toHaveNotified')
   const notes = events.uiCallsFor('notify')
   const pass = notes.some((c) => matchesText(this, c.args[0], message) && (level === undefined || c.args[1] === level))
@@ -33,7 +33,7 @@ export function toHaveNotified(this: MatcherState, received: unknown, message: T
 const DIALOGS = ['confirm', 'select', 'input', 'editor'] as const
 export type DialogMethod = (typeof DIALOGS)[number]
 
-export function toHavePrompted(this: MatcherState, received: unknown, method: DialogMethod, title?: TextMatcher) {
+export function toHavePrompted(this: MatcherState, received: unknown, method: DialogMethod, title?: TextMatcher): MatcherOutcome {
   const { events } = requireReceived(received, 'toHavePrompted')
   if (!DIALOGS.includes(method)) throw new TypeError(`toHavePrompted(method): method must be one of ${DIALOGS.join(', ')}, got ${this.utils.stringify(method)}`)
   const dialogs = events.ui.filter((c) => (DIALOGS as readonly string[]).includes(c.method))
@@ -49,7 +49,7 @@ export function toHavePrompted(this: MatcherState, received: unknown, method: Di
   })
 }
 
-export function toHaveSetStatus(this: MatcherState, received: unknown, key: string, ...text: [text?: TextMatcher]) {
+export function toHaveSetStatus(this: MatcherState, received: unknown, key: string, ...text: [text?: TextMatcher]): MatcherOutcome {
   const { events } = requireReceived(received, 'toHaveSetStatus')
   const statuses = events.uiCallsFor('setStatus')
   // toHaveSetStatus(key, undefined) asks for a cleared status; toHaveSetStatus(key) for any.
