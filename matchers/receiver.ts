@@ -1,5 +1,5 @@
 // What a matcher receives: a test session, or its records.
-import type { AgentSession } from '@mariozechner/pi-coding-agent'
+import type { AgentSession } from '../src/pi/types.js'
 import type { SessionRecords } from '../src/records/records.js'
 import type { TestSession } from '../src/session/create.js'
 

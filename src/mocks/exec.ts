@@ -1,6 +1,7 @@
 // Answers pi.exec from the `exec` section of a mock spec; the caller decides how a call gets here.
 import type { ExecMatch, ExecMock, ExecResult, ExecRule } from './spec/types.js'
-import { execResult, type ExtensionAPI } from '../pi/index.js'
+import { execResult } from '../pi/index.js'
+import type { ExtensionAPI } from '../pi/types.js'
 import type { ExecCallRecord } from '../records/records.js'
 import { messageOf } from '../shared/errors.js'
 import { compilePatterns, matchTable, MockRules, patternOf, type Fallbacks, type PendingRule, type UnhandledMode, type UnhandledPolicy } from './rules.js'

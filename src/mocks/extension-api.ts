@@ -1,6 +1,6 @@
 // The extension API as the spec's session, tools and model blocks describe it: listed tools, a thinking
 // level, and mutations a block refuses.
-import type { ExtensionAPI } from '../pi/index.js'
+import type { ExtensionAPI } from '../pi/types.js'
 import type { MockBlocks } from './spec/resolve.js'
 
 const refused = (what: string, block: string) =>

@@ -1,6 +1,7 @@
 // The spec's model block as the model the session reports and the models its registry lists (never contacted).
 import type { ModelMock } from './spec/types.js'
-import { SCRIPTED_MODEL, type Model } from '../pi/index.js'
+import { SCRIPTED_MODEL } from '../pi/index.js'
+import type { Model } from '../pi/types.js'
 
 /** The model the session reports: the spec's current model (from its available models when listed). */
 export function modelFor(mock: ModelMock | undefined): { model: Model<string>; available: Model<string>[] } {

@@ -1,6 +1,7 @@
 // The edges of one session, mocked: pi.exec, HTTP, tools, dialogs and the extension API answer from the
 // session's mock blocks and options, and every call is recorded.
-import { BUILTIN_TOOL_NAMES, builtinToolDefinition, type ExtensionAPI, type ExtensionUIContext, type ToolDefinition } from '../pi/index.js'
+import { BUILTIN_TOOL_NAMES, builtinToolDefinition } from '../pi/index.js'
+import type { ExtensionAPI, ExtensionUIContext, ToolDefinition } from '../pi/types.js'
 import type { Recorder } from '../records/recorder.js'
 import { messageOf } from '../shared/errors.js'
 import type { SessionScope } from '../shared/session-context.js'

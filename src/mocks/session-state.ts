@@ -1,6 +1,6 @@
 // The spec's session block as Pi's own session state: name, messages, entries, branch, file.
 import type { ContentBlock, SessionMessage, SessionMock } from './spec/types.js'
-import type { AgentMessage, Model, SessionManager } from '../pi/index.js'
+import type { AgentMessage, Model, SessionManager } from '../pi/types.js'
 
 const DEFAULT_SESSION_NAME = 'test-session'
 const DEFAULT_SESSION_FILE = '/tmp/test-session.jsonl'

@@ -1,6 +1,6 @@
 // Tool mocks replace only a tool's `execute`: its name, schema and Pi's hooks around it stay real.
 import { isDeepStrictEqual } from 'node:util'
-import type { ToolDefinition } from '../pi/index.js'
+import type { ToolDefinition } from '../pi/types.js'
 import type { ToolParams } from '../model/script.js'
 import type { ToolContent } from '../records/records.js'
 import { closestName, describeReceived, describeValue } from '../shared/errors.js'

@@ -1,5 +1,6 @@
 // A recording ExtensionUIContext: dialogs answer from the test's script, every other call is recorded.
-import { currentTheme, type ExtensionUIContext, type ExtensionUIDialogOptions } from '../pi/index.js'
+import { currentTheme } from '../pi/index.js'
+import type { ExtensionUIContext, ExtensionUIDialogOptions } from '../pi/types.js'
 import type { UICallRecord } from '../records/records.js'
 import type { UiMock } from './spec/types.js'
 

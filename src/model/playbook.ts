@@ -1,6 +1,6 @@
 // The playbook replaces the model: each time Pi asks the model, the next scripted step answers.
-import type { AssistantMessage, Context, Model, ToolResultMessage } from '../pi/index.js'
 import { createMessageStream } from '../pi/index.js'
+import type { AssistantMessage, AssistantMessageEventStream, Context, Model, ToolResultMessage } from '../pi/types.js'
 import { assistantMessage, writeMessage } from './stream.js'
 import type { ToolResultRecord } from '../records/records.js'
 import { asError, describeReceived, messageOf } from '../shared/errors.js'
@@ -128,7 +128,7 @@ export class Playbook {
   }
 
   /** The model: answers Pi's request with the next step. */
-  answer(context: Context, signal: AbortSignal | undefined): ReturnType<typeof createMessageStream> {
+  answer(context: Context, signal: AbortSignal | undefined): AssistantMessageEventStream {
     const stream = createMessageStream()
     void this.serve(context, signal).then(
       (message) => writeMessage(stream, message),

@@ -1,8 +1,7 @@
 // Streams an assistant message the way a provider does: start, deltas per block, then done or error,
 // so `message_update` handlers run as they do against a real model.
-import type { AssistantMessage, Model, createMessageStream } from '../pi/index.js'
+import type { AssistantMessage, AssistantMessageEventStream as Stream, Model } from '../pi/types.js'
 
-type Stream = ReturnType<typeof createMessageStream>
 type Block = AssistantMessage['content'][number]
 
 const NO_USAGE = {

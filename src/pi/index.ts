@@ -1,34 +1,11 @@
-// Every touch of Pi's internals lives in src/pi/, typed against Pi's own declarations. The rest of src/
-// imports from this module only: Pi's types it needs, and the harness's small API over the running line.
+// Every touch of Pi's internals lives in src/pi/, typed against Pi's own declarations. The rest of the
+// package imports the harness's small API over the running line from this module, and Pi's types from
+// types.ts, the one module of the public declarations that names Pi (see there).
 //   running-line  the line, its adapter (lines/), what Pi keeps per process
 //   session       a real AgentSession with everything in memory
 //   agent         the agent loop: scripted model, tool_call decisions, settling
 //   extensions    the extension runner: UI binding, events, shutdown
-export type {
-  AgentSession,
-  AgentSessionEvent,
-  ExtensionAPI,
-  ExtensionError,
-  ExtensionFactory,
-  ExtensionUIContext,
-  ExtensionUIDialogOptions,
-  SessionManager,
-  Theme,
-  ToolDefinition,
-} from '@mariozechner/pi-coding-agent'
-export type { AgentMessage } from '@mariozechner/pi-agent-core'
-export type {
-  AssistantMessage,
-  Context,
-  ImageContent,
-  Message,
-  Model,
-  TextContent,
-  ThinkingContent,
-  ToolCall,
-  ToolResultMessage,
-} from '@mariozechner/pi-ai'
-
+//   types         Pi's types, from whichever line the user installed
 export type { ScriptedModel } from './adapter.js'
 export type { PiLineInfo } from './line.js'
 

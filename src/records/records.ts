@@ -1,5 +1,5 @@
 // What a session did, recorded as it happened: the records matchers and tests read.
-import type { AgentMessage, AgentSessionEvent, Message, ToolResultMessage } from '../pi/index.js'
+import type { AgentMessage, AgentSessionEvent, Message, ToolResultMessage } from '../pi/types.js'
 
 export type ToolContent = ToolResultMessage['content']
 

@@ -1,7 +1,7 @@
 // Pi re-sends, and re-copies, the whole transcript on every model request: keeping every copy would
 // grow memory with the square of the calls. A request's record shares the previous request's messages
 // when Pi sent those unchanged, and keeps only what is new.
-import type { Message } from '../pi/index.js'
+import type { Message } from '../pi/types.js'
 
 /** The messages of one request: its own new ones after those of the request it shares a prefix with. */
 export interface RequestMessages {

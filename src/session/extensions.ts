@@ -1,7 +1,7 @@
 // The extensions under test, as the factories Pi's loader takes: files imported through the module
 // loader (Vite's under Vitest), inline factories as they are, each handed the mocked extension API.
 import { resolve } from 'node:path'
-import type { ExtensionAPI, ExtensionFactory } from '../pi/index.js'
+import type { ExtensionAPI, ExtensionFactory } from '../pi/types.js'
 import { attributedHandler, type HandlerOrigin } from '../records/handler-errors.js'
 import { messageOf } from '../shared/errors.js'
 import { moduleLoader, type ModuleLoader } from './module-loader.js'

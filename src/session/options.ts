@@ -4,7 +4,7 @@ import type { MockToolHandler } from '../mocks/tools.js'
 import type { MockUIOptions } from '../mocks/ui.js'
 import type { MockBlocks } from '../mocks/spec/resolve.js'
 import type { MockSpec } from '../mocks/spec/types.js'
-import type { ExtensionFactory } from '../pi/index.js'
+import type { ExtensionFactory } from '../pi/types.js'
 import type { ModuleLoader } from './module-loader.js'
 import { closestName, describeReceived } from '../shared/errors.js'
 

@@ -5,7 +5,7 @@ import { modelFor } from '../mocks/model.js'
 import type { UnhandledMode } from '../mocks/rules.js'
 import { extensionIdFor } from '../mocks/spec/extension-id.js'
 import { resolveMocks, type MockBlocks } from '../mocks/spec/resolve.js'
-import type { Model } from '../pi/index.js'
+import type { Model } from '../pi/types.js'
 import { checkSessionOptions, type TestSessionOptions } from './options.js'
 
 export interface SessionPlan {

@@ -1,0 +1,35 @@
+// Pi's types as the rest of the package names them, and as the published declarations carry them to users.
+// `#pi/coding-agent` and `#pi/ai` are this package's own import map (package.json "imports"): each lists the
+// 1.x package, then the 0.73 one, and TypeScript takes the first that is installed. So a project with either
+// line alone typechecks against that line's declarations, and no declaration file names the missing one.
+// Inside this repository tsconfig.json maps both to the 0.73 packages: the harness's one view of Pi, which
+// each line's adapter (lines/) converts at its boundary.
+import type { AgentSession } from '#pi/coding-agent'
+
+export type {
+  AgentSession,
+  AgentSessionEvent,
+  ExtensionAPI,
+  ExtensionError,
+  ExtensionFactory,
+  ExtensionUIContext,
+  ExtensionUIDialogOptions,
+  SessionManager,
+  Theme,
+  ToolDefinition,
+} from '#pi/coding-agent'
+export type {
+  AssistantMessage,
+  AssistantMessageEventStream,
+  Context,
+  ImageContent,
+  Message,
+  Model,
+  TextContent,
+  ThinkingContent,
+  ToolCall,
+  ToolResultMessage,
+} from '#pi/ai'
+
+/** A message of the agent's transcript (pi-agent-core's, which is no peer of this package: taken from the session). */
+export type AgentMessage = AgentSession['messages'][number]
