@@ -1,10 +1,13 @@
 // A consumer project that installs the PACKED package, as a user would, and runs Vitest in it.
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import ts from 'typescript'
 import { runBounded, type BoundedRunResult } from '../../src/project/runner.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs')
+const TSC = join(ROOT, 'node_modules/typescript/bin/tsc')
 
 async function run(command: string, args: string[], cwd: string, { timeoutMs = 300_000, env = {} }: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<BoundedRunResult> {
   const result = await runBounded({ command, args, cwd, timeoutMs, env: { CI: 'true', NO_COLOR: '1', FORCE_COLOR: undefined, ...env } })
@@ -43,15 +46,13 @@ export async function installConsumer(fixture: string): Promise<Consumer> {
   const work = mkdtempSync(join(ROOT, '.cache', 'consumer-'))
   const dir = join(work, 'project')
   cpSync(join(ROOT, fixture), dir, { recursive: true })
-  const packed = await mustRun('npm', ['pack', '--silent', '--pack-destination', work], ROOT)
-  const tarball = join(work, packed.outputTail.trim().split('\n').at(-1)!)
   // Peers come from the repo's node_modules; the package's own dependencies from the npm cache.
-  await mustRun('npm', ['install', '--no-save', '--legacy-peer-deps', '--prefer-offline', '--no-audit', '--no-fund', tarball], dir)
+  await installPacked(work, dir)
   let runs = 0
   return {
     dir,
     vitest: (args) => runVitest(dir, args, { outputFile: join(work, `report-${++runs}.json`) }),
-    tsc: (project = 'tsconfig.json') => run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], dir),
+    tsc: (project = 'tsconfig.json') => run(process.execPath, [TSC, '-p', project], dir),
     remove: () => rmSync(work, { recursive: true, force: true }),
   }
 }
@@ -72,6 +73,13 @@ export async function runVitest(
   return { result, report }
 }
 
+/** Packs this package into `work` and installs the tarball into the project `dir`, its dependencies from the npm cache. */
+async function installPacked(work: string, dir: string): Promise<void> {
+  const packed = await mustRun('npm', ['pack', '--silent', '--pack-destination', work], ROOT)
+  const tarball = join(work, packed.outputTail.trim().split('\n').at(-1)!)
+  await mustRun('npm', ['install', '--no-save', '--legacy-peer-deps', '--prefer-offline', '--no-audit', '--no-fund', tarball], dir)
+}
+
 /** Failure messages by test title, without terminal colours. */
 export function failuresByTitle(report: VitestReport): Record<string, string> {
   const out: Record<string, string> = {}
@@ -81,4 +89,56 @@ export function failuresByTitle(report: VitestReport): Record<string, string> {
     }
   }
   return out
+}
+
+export type PiScope = '@earendil-works' | '@mariozechner'
+
+export interface TypesConsumer {
+  dir: string
+  /**
+   * tsc's errors in the project's own files and in the installed package's declarations, formatted as tsc
+   * prints them. Pi's declarations are not asked: with skipLibCheck off they carry errors of their own in any
+   * project (1.x imports JSON without import attributes, which NodeNext refuses; 0.73's SDKs name optional
+   * packages), which no package that uses Pi's types can remove.
+   */
+  typecheck(project: string): string[]
+  remove(): void
+}
+
+/**
+ * A project with ONE Pi line installed, for tsc: outside the repo (whose node_modules hold both lines), the
+ * packed package installed into it, then linked from the repo's node_modules what npm puts beside it when a
+ * user installs Vitest and that line: vitest, vite, @types/node and the line's own packages (`scope`).
+ */
+export async function installTypesConsumer(fixture: string, scope: PiScope): Promise<TypesConsumer> {
+  const work = mkdtempSync(join(tmpdir(), 'vitest-pi-types-'))
+  const dir = join(realpathSync(work), 'project')
+  cpSync(join(ROOT, fixture), dir, { recursive: true })
+  await installPacked(work, dir)
+  const scoped = readdirSync(join(ROOT, 'node_modules', scope)).map((name) => `${scope}/${name}`)
+  for (const name of ['vitest', 'vite', '@types/node', ...scoped]) {
+    mkdirSync(dirname(join(dir, 'node_modules', name)), { recursive: true })
+    symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name), 'dir')
+  }
+  return {
+    dir,
+    typecheck: (project) => ownErrors(join(dir, project), dir),
+    remove: () => rmSync(work, { recursive: true, force: true }),
+  }
+}
+
+// Links resolve to their real paths, outside `dir`: what stays inside is the project and the packed package.
+function ownErrors(configFile: string, dir: string): string[] {
+  const config = ts.getParsedCommandLineOfConfigFile(configFile, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })
+  if (!config) throw new Error(`cannot read ${configFile}`)
+  const program = ts.createProgram({ rootNames: config.fileNames, options: config.options, projectReferences: config.projectReferences })
+  const own = program.getSourceFiles().filter((file) => file.fileName.startsWith(`${dir}/`))
+  const diagnostics = [
+    ...config.errors,
+    ...program.getOptionsDiagnostics(),
+    ...program.getGlobalDiagnostics(),
+    ...own.flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]),
+  ]
+  const host = { getCanonicalFileName: (name: string) => name, getCurrentDirectory: () => dir, getNewLine: () => '\n' }
+  return diagnostics.map((d) => ts.formatDiagnostic(d, host).trim())
 }
