@@ -50,3 +50,10 @@ it('no module of src/, environment/ or matchers/ is over 300 lines', () => {
     .filter(([, lines]) => lines > 300)
   expect(long).toEqual([])
 })
+
+it("outside src/pi/, no module imports Pi: Pi's types come from src/pi/types.ts, the installed line's", () => {
+  const naming = [...sources('src'), ...sources('environment'), ...sources('matchers')]
+    .filter((file) => !file.startsWith('src/pi/'))
+    .filter((file) => importsOf(file).some((s) => /^@(mariozechner|earendil-works)\//.test(s)))
+  expect(naming).toEqual([])
+})
