@@ -8,7 +8,7 @@ let testCwd = ''
 const shutdowns: string[] = []
 
 beforeAll(async () => {
-  fileSession = await createTestSession({ extensions: [(pi) => pi.on('session_shutdown', () => void shutdowns.push('file'))] })
+  fileSession = await createTestSession({ extensions: [(pi) => { pi.on('session_shutdown', () => void shutdowns.push('file')) }] })
 })
 
 afterAll(() => {
@@ -23,7 +23,7 @@ it('runs in an isolated home', async () => {
 })
 
 it('disposes a session created in a test when the test ends', async () => {
-  const t = await createTestSession({ extensions: [(pi) => pi.on('session_shutdown', () => void shutdowns.push('test'))] })
+  const t = await createTestSession({ extensions: [(pi) => { pi.on('session_shutdown', () => void shutdowns.push('test')) }] })
   testCwd = t.cwd
   expect(existsSync(testCwd)).toBe(true)
 })
