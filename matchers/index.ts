@@ -30,8 +30,8 @@ export const piMatchers = {
 export type { DialogMethod, ExpectedFetch, ExpectedToolResult, TextMatcher }
 
 /**
- * The matchers as `expect(t)` sees them; R is what each returns. R defaults to `any` as Vitest's own
- * `Matchers<T = any>` does: `expect` extends both interfaces below, which must agree member for member.
+ * The matchers as `expect(t)` sees them; R is what each returns: `void` on an assertion, `any` on the
+ * asymmetric `expect.*` (`expect` extends both interfaces below, which must agree member for member).
  */
 export interface PiMatchers<R = any> {
   /** Some call of `name`; `params` match like expect.objectContaining and may hold asymmetric matchers. */
@@ -60,11 +60,17 @@ export interface PiMatchers<R = any> {
   toHavePassed(): R
 }
 
-// Augments 'vitest', not '@vitest/expect': vitest re-exports both interfaces, and a project with only vitest
-// installed (pnpm's strict layout) cannot resolve '@vitest/expect' from this package, so the types would vanish.
+// Vitest 4 declares `Matchers<T>` and Vitest 5 `Matchers<R, T>`, and one declaration file cannot merge with
+// both. Both build `expect(x)`'s Assertion from chai's `Chai.Assertion` (its methods kept, made async under
+// `.resolves`), and both let `expect.*` / `expect.not.*` read `AsymmetricMatchersContaining`: those two have
+// the same shape in both majors, so the matchers go there. (`expect.extend` is not checked against them.)
+declare global {
+  namespace Chai {
+    // Types expect(t).* and expect(t).not.*.
+    interface Assertion extends PiMatchers<void> {}
+  }
+}
 declare module 'vitest' {
-  // Types expect(t).*, expect.* and the matchers given to expect.extend.
-  interface Matchers<T = any> extends PiMatchers<T> {}
-  // expect.not.* reads this one alone.
+  // Types expect.* and expect.not.* (asymmetric).
   interface AsymmetricMatchersContaining extends PiMatchers {}
 }
