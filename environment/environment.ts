@@ -1,9 +1,13 @@
 // The `pi` environment: each test file gets an isolated home and its session defaults.
+import { createRequire } from 'node:module'
 import { runInContext } from 'node:vm'
 import { builtinEnvironments, type Environment } from 'vitest/runtime'
 import { enterIsolation } from '../src/isolation/isolation.js'
 import { findPiLine } from '../src/pi/line.js'
 import { setFileDefaults, type PiEnvironmentOptions } from './defaults.js'
+
+const vitestVersion = () => (createRequire(import.meta.url)('vitest/package.json') as { version: string }).version
+const vitestMajor = () => Number(vitestVersion().split('.')[0])
 
 /** Vitest passes the whole environmentOptions; a docblock's options replace the config's. */
 const piOptions = (options: Record<string, unknown>) => options.pi as PiEnvironmentOptions | undefined
@@ -23,11 +27,12 @@ export const environment: Environment = {
   },
   async setupVM(options) {
     const line = findPiLine()
-    // Seen with Pi 1.6 on Node 22: Pi imports JSON modules (`import … with { type: 'json' }`) that
-    // Vitest's VM pools fail to link ("Linked modules must use the same context").
-    if (line.scope === '@earendil-works') {
+    // Pi 1.x's pi-ai imports JSON modules (`import … with { type: 'json' }`). Vitest 4's VM pools build a JSON
+    // module outside the test file's VM context, and Node refuses to link it ("Linked modules must use the
+    // same context"); Vitest 5 builds it inside the context.
+    if (line.scope === '@earendil-works' && vitestMajor() < 5) {
       throw new Error(
-        `${line.packageName}@${line.version} cannot run in Vitest's VM pools (vmThreads, vmForks): they cannot link the JSON modules Pi 1.x imports. Use the forks or threads pool.`,
+        `${line.packageName}@${line.version} cannot run in Vitest ${vitestVersion()}'s VM pools (vmThreads, vmForks): Vitest 4 builds the JSON modules Pi 1.x imports outside the test's VM context, where Node cannot link them. Use the forks or threads pool, or Vitest 5.`,
       )
     }
     const base = await builtinEnvironments.node.setupVM!(options)

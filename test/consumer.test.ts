@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { failuresByTitle, installConsumer, type Consumer, type VitestReport } from './support/consumer.js'
+import { failuresByTitle, installConsumer, VITEST_MAJOR, type Consumer, type VitestReport } from './support/consumer.js'
 import { CURRENT_LINE } from './support/pi-line.js'
 
 let consumer: Consumer
@@ -15,13 +15,15 @@ const passedAll = (report: VitestReport) => ({ passed: report.numPassedTests, fa
 
 describe('a consumer project with plugins: [pi()]', () => {
   for (const pool of ['forks', 'threads', 'vmThreads', 'vmForks']) {
-    if (pool.startsWith('vm') && CURRENT_LINE) {
-      // Pi 1.x imports JSON modules, which Vitest's VM pools cannot link: the environment says so at once.
-      it(`names the ${pool} pool's limit with Pi 1.x instead of a linker error`, async () => {
+    if (pool.startsWith('vm') && CURRENT_LINE && VITEST_MAJOR < 5) {
+      // Pi 1.x imports JSON modules, which Vitest 4's VM pools cannot link: the environment says so at once.
+      it(`names the ${pool} pool's limit with Pi 1.x on Vitest 4 instead of a linker error`, async () => {
         const { result, report } = await consumer.vitest(['tests/snapshot.test.ts', `--pool=${pool}`, '--reporter=default'])
         expect(result.status).toBe('failed')
         expect(report.numTotalTests).toBe(0)
-        expect(result.outputTail).toContain("cannot run in Vitest's VM pools (vmThreads, vmForks): they cannot link the JSON modules Pi 1.x imports. Use the forks or threads pool.")
+        expect(result.outputTail).toContain(
+          "VM pools (vmThreads, vmForks): Vitest 4 builds the JSON modules Pi 1.x imports outside the test's VM context, where Node cannot link them. Use the forks or threads pool, or Vitest 5.",
+        )
       })
       continue
     }

@@ -9,7 +9,11 @@ export const ROOT = resolve(import.meta.dirname, '../..')
 const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs')
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc')
 
-async function run(command: string, args: string[], cwd: string, { timeoutMs = 300_000, env = {} }: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<BoundedRunResult> {
+/** The major version of the Vitest this checkout installed (4 from the lockfile, 5 on the Vitest 5 leg). */
+export const VITEST_MAJOR = Number((JSON.parse(readFileSync(join(ROOT, 'node_modules/vitest/package.json'), 'utf8')) as { version: string }).version.split('.')[0])
+
+/** Runs a command in a fixture project, without colours; `env` is merged over the defaults. */
+export async function run(command: string, args: string[], cwd: string, { timeoutMs = 300_000, env = {} }: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<BoundedRunResult> {
   const result = await runBounded({ command, args, cwd, timeoutMs, env: { CI: 'true', NO_COLOR: '1', FORCE_COLOR: undefined, ...env } })
   if (result.status === 'timed-out') throw new Error(`${command} ${args.join(' ')} timed out in ${cwd}:\n${result.outputTail}`)
   return result
@@ -35,6 +39,12 @@ export interface Consumer {
   vitest(args: string[]): Promise<{ result: BoundedRunResult; report: VitestReport }>
   tsc(project?: string): Promise<BoundedRunResult>
   remove(): void
+}
+
+/** Packs this package (built to dist by `npm test`) into `dir`; returns the tarball's path. */
+export async function packPackage(dir: string): Promise<string> {
+  const packed = await mustRun('npm', ['pack', '--silent', '--pack-destination', dir], ROOT)
+  return join(dir, packed.outputTail.trim().split('\n').at(-1)!)
 }
 
 /**
@@ -75,8 +85,7 @@ export async function runVitest(
 
 /** Packs this package into `work` and installs the tarball into the project `dir`, its dependencies from the npm cache. */
 async function installPacked(work: string, dir: string): Promise<void> {
-  const packed = await mustRun('npm', ['pack', '--silent', '--pack-destination', work], ROOT)
-  const tarball = join(work, packed.outputTail.trim().split('\n').at(-1)!)
+  const tarball = await packPackage(work)
   await mustRun('npm', ['install', '--no-save', '--legacy-peer-deps', '--prefer-offline', '--no-audit', '--no-fund', tarball], dir)
 }
 
