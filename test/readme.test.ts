@@ -99,7 +99,7 @@ describe('the quick start, in a new folder after npm init -y', () => {
         continue
       }
       for (const command of step.commands.map((line) => pinInstall(line, tarball))) {
-        const result = await run('bash', ['-c', command], project, env)
+        const result = await run('bash', ['-c', command], project, { env })
         expect(result.status, `${command}:\n${result.outputTail}`).toBe('passed')
         ran.push(`${command}\n${result.outputTail}`)
       }
