@@ -17,8 +17,9 @@ interface RunningTest extends Pick<TestContext, 'onTestFinished' | 'signal'> {
 
 // The test whose body (or fixtures) is running. A sequential test is the only one running; concurrent
 // ones are told apart by an async context, as Vitest's own notion of the current test is whichever
-// started last. Only concurrent tests enter it: before Node 24 an active AsyncLocalStorage slows every
-// promise of the process (about 9 % of a session on Node 20, 15 % on Node 22).
+// started last. Only concurrent tests enter it: before Node 24 each active AsyncLocalStorage adds to the
+// cost of every promise of the process (one costs about 9 % of a session on Node 20, 15 % on Node 22;
+// the session context, src/shared/session-context.ts, is one already).
 const runningTests = globalSlot('running-tests', () => ({
   sequential: undefined as RunningTest | undefined,
   concurrent: new AsyncLocalStorage<RunningTest>(),
@@ -45,7 +46,7 @@ export function trackRunningTests(): void {
     try {
       return await tests.concurrent.run(test, runTest)
     } finally {
-      // The last concurrent test to end turns the context off again, and with it the promise hooks.
+      // The last concurrent test to end turns this context off again.
       if (--tests.concurrentCount === 0) tests.concurrent.disable()
     }
   })
