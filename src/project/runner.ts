@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream'
 import { x } from 'tinyexec'
 import { OutputTail } from './output-tail.js'
 import { carriesMarker, findMarkedProcesses, killMarkedProcesses, newRunMarker, signalProcesses } from './run-marker.js'
+import { within } from '../shared/within.js'
 
 export const PROJECT_SCRIPTS = ['test', 'build', 'format:check', 'lint', 'typecheck'] as const
 export type ProjectScript = (typeof PROJECT_SCRIPTS)[number]
@@ -170,10 +171,10 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
       status = first.exitCode === 0 ? 'passed' : 'failed'
       clearTimeout(stopTimer)
       // Descendants that outlive the leader must not keep the call waiting, nor keep running.
-      await settleWithin(pipesClosed, DRAIN_MS)
+      await within(pipesClosed, DRAIN_MS)
     }
     const strayPids = await terminateRun(child, marker)
-    await settleWithin(pipesClosed, PIPE_FLUSH_MS)
+    await within(pipesClosed, PIPE_FLUSH_MS)
     for (const pipe of pipes) pipe.destroy()
     const exit = await leaderExit
     return {
@@ -223,12 +224,6 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals | 0): boolean {
     if (code === 'ESRCH' || code === 'EPERM') return false
     throw error
   }
-}
-
-async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined
-  await Promise.race([promise, new Promise((done) => (timer = setTimeout(done, ms)))])
-  clearTimeout(timer)
 }
 
 function sleep(ms: number): Promise<void> {

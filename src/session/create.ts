@@ -11,6 +11,7 @@ import type { AgentSession, Model } from '../pi/types.js'
 import { Recorder } from '../records/recorder.js'
 import { SessionRecords, type ExtensionErrorRecord } from '../records/records.js'
 import { runInSession, type SessionScope } from '../shared/session-context.js'
+import { within } from '../shared/within.js'
 import { SessionActivity, trackActivity } from './activity.js'
 import { DisposerStack } from './disposer.js'
 import { loadExtensions } from './extensions.js'
@@ -132,12 +133,7 @@ const STOP_GRACE_MS = 1000
  * signal must not keep the session's temp dirs, or the test's end, waiting forever. It is named instead.
  */
 async function stopAgent(pi: AgentSession, activity: SessionActivity): Promise<void> {
-  let timer: NodeJS.Timeout | undefined
-  const stopped = await Promise.race([
-    pi.abort().then(() => true),
-    new Promise<false>((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS, false))),
-  ]).finally(() => clearTimeout(timer))
-  if (stopped) return
+  if (await within(pi.abort(), STOP_GRACE_MS)) return
   const running = activity.unfinished()
   const what = running.length > 0 ? running.join(', ') : 'no tool, extension handler or model request (Pi itself)'
   throw new Error(

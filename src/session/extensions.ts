@@ -4,6 +4,7 @@ import { resolve } from 'node:path'
 import type { ExtensionAPI, ExtensionFactory } from '../pi/types.js'
 import { attributedHandler, type HandlerOrigin } from '../records/handler-errors.js'
 import { messageOf } from '../shared/errors.js'
+import { within } from '../shared/within.js'
 import { moduleLoader, type ModuleLoader } from './module-loader.js'
 
 export interface LoadedExtension {
@@ -54,21 +55,13 @@ export async function loadExtensions(
  */
 async function importWithin(load: ModuleLoader, path: string, timeout: number): Promise<Record<string, unknown>> {
   const abandon = new AbortController()
-  let timer: NodeJS.Timeout | undefined
   const loading = (async () => load(path, { signal: abandon.signal }))().catch((error: unknown) => {
     throw new Error(`Extension ${path} failed to load: ${messageOf(error)}`, { cause: error })
   })
-  const stuck = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      abandon.abort()
-      reject(new Error(`Extension ${path} did not finish loading within ${timeout} ms (a top-level await that never settles?)`))
-    }, timeout)
-  })
-  try {
-    return await Promise.race([loading, stuck])
-  } finally {
-    clearTimeout(timer)
-  }
+  const loaded = await within(loading, timeout)
+  if (loaded) return loaded.value
+  abandon.abort()
+  throw new Error(`Extension ${path} did not finish loading within ${timeout} ms (a top-level await that never settles?)`)
 }
 
 /** The factory, called with the mocked API whose handlers say where they threw; a throw is reported as the factory's. */
