@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import { runInContext } from 'node:vm'
 import { builtinEnvironments, type Environment } from 'vitest/runtime'
 import { enterIsolation } from '../src/isolation/isolation.js'
+import { settleTempDirs } from '../src/isolation/temp-dirs.js'
 import { findPiLine } from '../src/pi/line.js'
 import { setFileDefaults, type PiEnvironmentOptions } from './defaults.js'
 
@@ -19,9 +20,11 @@ export const environment: Environment = {
     const { leave } = enterIsolation()
     setFileDefaults(global, piOptions(options))
     return {
-      teardown(teardownGlobal: object) {
+      // The sessions' temp dirs are removed in the background; the file ends when they are gone.
+      async teardown(teardownGlobal: object) {
         setFileDefaults(teardownGlobal, undefined)
         leave()
+        await settleTempDirs()
       },
     }
   },
@@ -43,6 +46,7 @@ export const environment: Environment = {
       getVmContext: () => context,
       async teardown() {
         leave()
+        await settleTempDirs()
         await base.teardown()
       },
     }

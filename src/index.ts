@@ -4,6 +4,7 @@ export { calls, says, thinks, parallel, fails, when, type Action, type Turn, typ
 export { TIMEOUT, type MockUIOptions, type DialogScript } from './mocks/ui.js'
 export type { MockToolHandler, MockToolResult } from './mocks/tools.js'
 export { setModuleLoader, type ModuleLoader } from './session/module-loader.js'
+export { settleTempDirs } from './isolation/temp-dirs.js'
 export type {
   ExecCallRecord,
   ExtensionErrorRecord,

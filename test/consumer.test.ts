@@ -1,6 +1,6 @@
 // The package as a user gets it: packed, installed into a project, run with `plugins: [pi()]`.
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { failuresByTitle, installConsumer, VITEST_MAJOR, type Consumer, type VitestReport } from './support/consumer.js'
 import { CURRENT_LINE } from './support/pi-line.js'
@@ -27,10 +27,14 @@ describe('a consumer project with plugins: [pi()]', () => {
       })
       continue
     }
-    it(`passes its suite in the ${pool} pool`, async () => {
-      const { report } = await consumer.vitest(['tests/', `--pool=${pool}`])
+    it(`passes its suite in the ${pool} pool, leaving no temp dir behind`, async () => {
+      // The sessions' dirs are made ahead and removed in the background; each file waits for them at its end.
+      const tmp = join(dirname(consumer.dir), `tmp-${pool}`)
+      mkdirSync(tmp)
+      const { report } = await consumer.vitest(['tests/', `--pool=${pool}`], { TMPDIR: tmp })
       expect(failuresByTitle(report)).toEqual({})
       expect(passedAll(report)).toEqual({ passed: 13, failed: 0 })
+      expect(readdirSync(tmp).filter((name) => name.startsWith('pi-'))).toEqual([])
     })
   }
 

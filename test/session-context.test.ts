@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
 import { calls, createTestSession, says, test, when } from '../environment/index.js'
 import { enterIsolation, type Isolation } from '../src/isolation/isolation.js'
+import { settleTempDirs } from '../src/isolation/temp-dirs.js'
 
 // Held for the whole file, as the `pi` environment holds it: the network stays cut and HTTP intercepted
 // between sessions, and code outside sessions has the file's home.
@@ -147,9 +148,11 @@ describe('each session has its own HOME', () => {
     expect([existsSync(a.home), existsSync(b.home)]).toEqual([true, true])
     expect([process.env.HOME, process.env.PI_CODING_AGENT_DIR, os.homedir()]).toEqual([b.home, join(b.home, '.pi', 'agent'), b.home])
     await b.dispose()
+    await settleTempDirs()
     expect(existsSync(b.home)).toBe(false)
     expect([process.env.HOME, os.homedir()]).toEqual([a.home, a.home])
     await a.dispose()
+    await settleTempDirs()
     expect(existsSync(a.home)).toBe(false)
     expect([process.env.HOME, os.homedir()]).toEqual([file.isolation.home, file.isolation.home])
   })

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
 import { createTestSession } from '../src/index.js'
 import { enterIsolation } from '../src/isolation/isolation.js'
+import { settleTempDirs } from '../src/isolation/temp-dirs.js'
 import { DisposerStack } from '../src/session/disposer.js'
 
 const HTTP_RULE = { http: { rules: [{ match: { url_prefix: 'https://api.unwind.test/' }, response: { status: 200, body: 'from the failed session' } }] } }
@@ -37,6 +38,7 @@ describe('a session that fails to start unwinds everything it made', () => {
     ).rejects.toThrow('events.fire_sequence[0] (input): the handlers returned a different result than expected_response')
     expect(seen.shutdown).toBe('quit')
     expect(seen.cwd).toMatch(/pi-session-\w+\/cwd$/)
+    await settleTempDirs()
     expect(existsSync(seen.cwd!)).toBe(false)
     expect(await fetchFailedSessionUrl()).toBe('failed: Network access is disabled in tests: GET https://api.unwind.test/x (no test session is answering HTTP)')
   })

@@ -3,7 +3,7 @@ import { homedir, tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
-import { calls, createTestSession, says, when, type TestSession } from '../src/index.js'
+import { calls, createTestSession, says, settleTempDirs, when, type TestSession } from '../src/index.js'
 
 const GUARD = 'test/fixtures/extensions/guard.ts'
 
@@ -144,6 +144,8 @@ describe('hermetic sessions', () => {
     expect(t.session.sessionFile).toBeUndefined()
     expect(existsSync(seen.home!)).toBe(true)
     await t.dispose()
+    // Removed in the background, and gone once settled (as at the end of a test file).
+    await settleTempDirs()
     expect(existsSync(seen.home!)).toBe(false)
     expect(existsSync(t.cwd)).toBe(false)
     expect(homedir()).toBe(realHome)
@@ -156,8 +158,10 @@ describe('hermetic sessions', () => {
     expect(a.cwd).not.toBe(b.cwd)
     const home = homedir()
     await a.dispose()
+    await settleTempDirs()
     expect(existsSync(home)).toBe(true)
     await b.dispose()
+    await settleTempDirs()
     expect(existsSync(home)).toBe(false)
   })
 })

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
-import { calls, createTestSession, says, when, type TestSession } from '../src/index.js'
+import { calls, createTestSession, says, settleTempDirs, when, type TestSession } from '../src/index.js'
 
 let t: TestSession | undefined
 afterEach(async () => {
@@ -99,6 +99,7 @@ describe('a tool that never settles', () => {
     await expect(stuck.dispose()).rejects.toThrow(
       'dispose(): the agent did not stop within 1000 ms of abort(): tool "bash" (toolCallId call_1_1, playbook step 1) was still running and ignored its abort signal.',
     )
+    await settleTempDirs()
     expect(existsSync(stuck.cwd)).toBe(false)
   })
 })

@@ -1,13 +1,13 @@
 // Keeps Pi and the extension under test away from the real home and the network: a temp HOME and
 // agent dir (the file's, and each session's over it), offline, and no connection beyond loopback.
-import { mkdtempSync, rmdirSync, rmSync } from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
-import os, { tmpdir } from 'node:os'
+import os from 'node:os'
 import { join } from 'node:path'
 import { interceptAllHttp } from '../mocks/http-routing.js'
 import { globalSlot } from '../shared/global-slot.js'
 import { aliveSessions, currentSession, markAlive, type SessionScope } from '../shared/session-context.js'
 import { guardNetwork } from './network-guard.js'
+import { releaseTempDir, takeTempDir, type TempDirKind } from './temp-dirs.js'
 
 export interface Isolation {
   home: string
@@ -55,9 +55,11 @@ export function enterIsolation(): { isolation: Isolation; leave: () => void } {
   }
 }
 
-/** Creates the temp home, points the environment at it and cuts the network; `restore` undoes all of it. */
+const FILE_HOME: TempDirKind = { prefix: 'pi-home-', subdirs: [] }
+
+/** Takes a temp home, points the environment at it and cuts the network; `restore` undoes all of it. */
 function openIsolation(): ActiveIsolation {
-  const home = mkdtempSync(join(tmpdir(), 'pi-home-'))
+  const home = takeTempDir(FILE_HOME)
   // Not created: Pi creates what it writes there.
   const agentDir = join(home, '.pi', 'agent')
   const restoreEnv = setEnv({
@@ -78,7 +80,7 @@ function openIsolation(): ActiveIsolation {
       releaseNetwork()
       restoreHomedir()
       restoreEnv()
-      removeHome(home)
+      releaseTempDir(home, FILE_HOME)
     },
   }
   active.set(entry)
@@ -159,13 +161,4 @@ function replaceHomedir(home: string): () => void {
 
 function isolatedHome(): string | undefined {
   return currentSession()?.home ?? aliveSessions().at(-1)?.home ?? (process as HomeHolder)[HOME]
-}
-
-// Usually nothing was written: one rmdir is far cheaper than a recursive removal's walk.
-function removeHome(home: string): void {
-  try {
-    rmdirSync(home)
-  } catch {
-    rmSync(home, { recursive: true, force: true })
-  }
 }

@@ -1,7 +1,7 @@
-// The temp dirs of one session: one dir holding its HOME and, unless the test gave one, its cwd.
-import { mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+// The temp dirs of one session: one dir holding its HOME and its cwd (used unless the test gave one),
+// made ahead and removed in the background (temp-dirs.ts).
 import { join } from 'node:path'
+import { releaseTempDir, takeTempDir, type TempDirKind } from './temp-dirs.js'
 
 export interface SessionDirs {
   /** `<tmp>/pi-session-XXXXXX`, holding the others. */
@@ -14,28 +14,15 @@ export interface SessionDirs {
   cwd: string | undefined
 }
 
-/** Two or three mkdir calls: the root, its home, its cwd when `withCwd`. */
+const SESSION_DIR: TempDirKind = { prefix: 'pi-session-', subdirs: ['cwd', 'home'] }
+
 export function makeSessionDirs(withCwd: boolean): SessionDirs {
-  const root = mkdtempSync(join(tmpdir(), 'pi-session-'))
+  const root = takeTempDir(SESSION_DIR)
   const home = join(root, 'home')
-  const cwd = withCwd ? join(root, 'cwd') : undefined
-  try {
-    mkdirSync(home)
-    if (cwd !== undefined) mkdirSync(cwd)
-  } catch (error) {
-    rmSync(root, { recursive: true, force: true })
-    throw error
-  }
-  return { root, home, agentDir: join(home, '.pi', 'agent'), cwd }
+  return { root, home, agentDir: join(home, '.pi', 'agent'), cwd: withCwd ? join(root, 'cwd') : undefined }
 }
 
-/** Usually nothing was written: one rmdir per dir, far cheaper than a recursive removal's walk. */
-export function removeSessionDirs({ root, home, cwd }: SessionDirs): void {
-  try {
-    if (cwd !== undefined) rmdirSync(cwd)
-    rmdirSync(home)
-    rmdirSync(root)
-  } catch {
-    rmSync(root, { recursive: true, force: true })
-  }
+/** Scheduled, not awaited: `settleTempDirs()` (awaited when a test file ends) waits for it. */
+export function removeSessionDirs({ root }: SessionDirs): void {
+  releaseTempDir(root, SESSION_DIR)
 }

@@ -15,8 +15,21 @@ export function globalSlot<T>(name: string): GlobalSlot<T | undefined>
 /** The process-wide value named `name`, created by `init` on first use. */
 export function globalSlot<T>(name: string, init: () => T): GlobalSlot<T>
 export function globalSlot<T>(name: string, init?: () => T): GlobalSlot<T | undefined> {
+  return slotOn(globalThis, name, init)
+}
+
+/**
+ * The value named `name` on `process`, created by `init` on first use: one for every realm of the process,
+ * where a value on globalThis is one per realm (a VM pool's test file has its own globalThis, while the
+ * environment runs outside it).
+ */
+export function processSlot<T>(name: string, init: () => T): GlobalSlot<T> {
+  return slotOn(process, name, init) as GlobalSlot<T>
+}
+
+function slotOn<T>(owner: object, name: string, init?: () => T): GlobalSlot<T | undefined> {
   const key = Symbol.for(`${PREFIX}${name}`)
-  const holder = globalThis as Record<symbol, unknown>
+  const holder = owner as Record<symbol, unknown>
   return {
     get: () => (key in holder || !init ? holder[key] : (holder[key] = init())) as T | undefined,
     set: (value) => void (holder[key] = value),

@@ -36,7 +36,7 @@ export interface VitestReport {
 
 export interface Consumer {
   dir: string
-  vitest(args: string[]): Promise<{ result: BoundedRunResult; report: VitestReport }>
+  vitest(args: string[], env?: NodeJS.ProcessEnv): Promise<{ result: BoundedRunResult; report: VitestReport }>
   tsc(project?: string): Promise<BoundedRunResult>
   remove(): void
 }
@@ -61,7 +61,7 @@ export async function installConsumer(fixture: string): Promise<Consumer> {
   let runs = 0
   return {
     dir,
-    vitest: (args) => runVitest(dir, args, { outputFile: join(work, `report-${++runs}.json`) }),
+    vitest: (args, env) => runVitest(dir, args, { outputFile: join(work, `report-${++runs}.json`), env }),
     tsc: (project = 'tsconfig.json') => run(process.execPath, [TSC, '-p', project], dir),
     remove: () => rmSync(work, { recursive: true, force: true }),
   }

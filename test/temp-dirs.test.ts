@@ -1,0 +1,78 @@
+// The temp dirs sessions live in: made ahead and removed in the background, and all gone once settled.
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { releaseTempDir, settleTempDirs, takeTempDir } from '../src/isolation/temp-dirs.js'
+
+const KIND = { prefix: 'pi-probe-', subdirs: ['cwd', 'home'] }
+
+// Each test's dirs go to a TMPDIR only it uses, so that what is left there is what the module left.
+let base: string
+let savedTmpdir: string | undefined
+beforeEach(() => {
+  base = mkdtempSync(join(tmpdir(), 'temp-dirs-test-'))
+  savedTmpdir = process.env.TMPDIR
+  process.env.TMPDIR = base
+})
+afterEach(async () => {
+  await settleTempDirs()
+  if (savedTmpdir === undefined) delete process.env.TMPDIR
+  else process.env.TMPDIR = savedTmpdir
+  rmSync(base, { recursive: true, force: true })
+})
+
+const left = (dir = base) => readdirSync(dir).sort()
+
+describe('temp dirs', () => {
+  it('hands out a new dir with its subdirs each time, and none is left once released and settled', async () => {
+    const taken = [takeTempDir(KIND), takeTempDir(KIND), takeTempDir(KIND), takeTempDir(KIND)]
+    expect(new Set(taken).size).toBe(4)
+    for (const root of taken) {
+      expect(dirname(root)).toBe(base)
+      expect(readdirSync(root).sort()).toEqual(['cwd', 'home'])
+    }
+    for (const root of taken) releaseTempDir(root, KIND)
+    await settleTempDirs()
+    expect(left()).toEqual([])
+  })
+
+  it('makes the next dirs ahead, and settling removes those not taken', async () => {
+    const root = takeTempDir(KIND)
+    // Settling waits for the dirs being made ahead, then removes them; the taken one stays until released.
+    await settleTempDirs()
+    expect(left()).toEqual([root.slice(base.length + 1)])
+    releaseTempDir(root, KIND)
+    await settleTempDirs()
+    expect(left()).toEqual([])
+  })
+
+  it('removes what was written inside a dir, however deep', async () => {
+    const root = takeTempDir(KIND)
+    writeFileSync(join(root, 'home', 'settings.json'), '{}')
+    rmSync(join(root, 'cwd'), { recursive: true })
+    writeFileSync(join(root, 'cwd'), 'a file where a dir was')
+    releaseTempDir(root, KIND)
+    await settleTempDirs()
+    expect(existsSync(root)).toBe(false)
+    expect(left()).toEqual([])
+  })
+
+  it('never hands out a dir made ahead under a TMPDIR that has changed since', async () => {
+    releaseTempDir(takeTempDir(KIND), KIND)
+    // Give the dirs made ahead time to be ready under the first TMPDIR.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const other = mkdtempSync(join(tmpdir(), 'temp-dirs-other-'))
+    process.env.TMPDIR = other
+    try {
+      const root = takeTempDir(KIND)
+      expect(dirname(root)).toBe(other)
+      releaseTempDir(root, KIND)
+      await settleTempDirs()
+      expect(left(other)).toEqual([])
+    } finally {
+      process.env.TMPDIR = base
+      rmSync(other, { recursive: true, force: true })
+    }
+  })
+})
