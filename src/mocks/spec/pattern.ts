@@ -1,7 +1,11 @@
 // The language of url_pattern and cmd_pattern: RE2 syntax (as Go's regexp and Rust's regex crate read it),
 // matched by re2js in time linear in the input. A backtracking RegExp can take exponential time on a pattern
 // like "(a+)+$", blocking the event loop so that no test timeout can fire.
-import { RE2JS } from 're2js'
+import { createRequire } from 'node:module'
+import type { RE2JS as RE2 } from 're2js'
+
+// Loaded with the first pattern, not with the harness: only specs have patterns.
+const require = createRequire(import.meta.url)
 
 /** A compiled spec pattern: `test` finds a match anywhere in the text, as RegExp's `test` does. */
 export interface SpecPattern {
@@ -50,9 +54,9 @@ function compile(source: string): SpecPattern | Rejected {
     const message = (error as Error).message
     invalid = { message, problem: `invalid regular expression: ${message.slice(message.lastIndexOf(': ') + 2)}` }
   }
-  let re2: RE2JS
+  let re2: RE2
   try {
-    re2 = RE2JS.compile(source)
+    re2 = (require('re2js') as typeof import('re2js')).RE2JS.compile(source)
   } catch (error) {
     if (invalid) return invalid
     const reason = `${(error as Error).message.replace(/^error parsing regexp: /, '')} (${RE2_LIMITS})`

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module'
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
+import type { Ajv2020 as Ajv, ErrorObject } from 'ajv/dist/2020.js'
 import { compileSpecPattern, SpecPatternError } from './pattern.js'
 import type { MockSpec } from './types.js'
 
@@ -16,9 +16,12 @@ export interface ValidateMockSpecOptions {
   extensionIds?: readonly string[]
 }
 
-// require() reads JSON on every Node 20.x; JSON import attributes need 20.10.
-const schema = createRequire(import.meta.url)('./schema.json') as JsonSchema
-const inlined = inlineRefs(schema)
+// Loaded on the first validation, not with the harness: most sessions have no spec, and Ajv with the
+// compiled schema costs more to load than the rest of the harness. require() also reads JSON on every
+// Node 20.x (JSON import attributes need 20.10).
+const require = createRequire(import.meta.url)
+let inlinedSchema: ReturnType<typeof inlineRefs> | undefined
+const inlined = () => (inlinedSchema ??= inlineRefs(require('./schema.json') as JsonSchema))
 
 const DEFAULT_SOURCE = 'mock spec'
 const HTTP_MATCH_KEYS = 'must have one of url_exact, url_prefix, url_pattern, headers, body_contains'
@@ -59,8 +62,13 @@ function formatProblem(source: string, { pointer, message }: MockSpecProblem): s
 
 // Compiled on first use: it costs more than a test session, and most test files never load a spec.
 // strict: false because the schema carries annotation keywords (default, description) on purpose.
-let compiled: ReturnType<Ajv2020['compile']> | undefined
-const validator = () => (compiled ??= new Ajv2020({ allErrors: true, strict: false, verbose: true }).compile(inlined.schema))
+let compiled: ReturnType<Ajv['compile']> | undefined
+const validator = () => (compiled ??= compileSchema())
+
+function compileSchema(): ReturnType<Ajv['compile']> {
+  const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')
+  return new Ajv2020({ allErrors: true, strict: false, verbose: true }).compile(inlined().schema)
+}
 
 /** Returns the spec typed and unchanged (defaults not filled in), or throws one MockSpecError with every schema and cross-field problem. */
 export function validateMockSpec(value: unknown, options: ValidateMockSpecOptions = {}): MockSpec {
@@ -95,8 +103,8 @@ function schemaProblems(errors: readonly ErrorObject[]): MockSpecProblem[] {
 }
 
 function collapseBranches(error: ErrorObject, branches: readonly Entry[]): Entry[] {
-  if (error.parentSchema === inlined.defs.http_match) return [toEntry(error, HTTP_MATCH_KEYS)]
-  if (error.parentSchema === inlined.defs.exec_match) return [toEntry(error, EXEC_MATCH_KEYS)]
+  if (error.parentSchema === inlined().defs.http_match) return [toEntry(error, HTTP_MATCH_KEYS)]
+  if (error.parentSchema === inlined().defs.exec_match) return [toEntry(error, EXEC_MATCH_KEYS)]
   // A branch whose type fit produced errors further down: those are the real problem, the other branches are noise.
   const deeper = branches.filter((branch) => branch.pointer !== error.instancePath)
   if (deeper.length > 0) return deeper
