@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { releaseTempDir, settleTempDirs, takeTempDir } from '../src/isolation/temp-dirs.js'
+import { releaseTempDir, settleTempDirs, takeTempDir, takeTempDirSync } from '../src/isolation/temp-dirs.js'
 
 const KIND = { prefix: 'pi-probe-', subdirs: ['cwd', 'home'] }
 
@@ -26,8 +26,11 @@ const left = (dir = base) => readdirSync(dir).sort()
 
 describe('temp dirs', () => {
   it('hands out a new dir with its subdirs each time, and none is left once released and settled', async () => {
-    const taken = [takeTempDir(KIND), takeTempDir(KIND), takeTempDir(KIND), takeTempDir(KIND)]
-    expect(new Set(taken).size).toBe(4)
+    // Made here, made ahead and waited for, made ahead and known to exist: each a dir of its own.
+    const taken = [await takeTempDir(KIND), takeTempDirSync(KIND), await takeTempDir(KIND), await takeTempDir(KIND)]
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    taken.push(takeTempDirSync(KIND), await takeTempDir(KIND))
+    expect(new Set(taken).size).toBe(6)
     for (const root of taken) {
       expect(dirname(root)).toBe(base)
       expect(readdirSync(root).sort()).toEqual(['cwd', 'home'])
@@ -38,7 +41,7 @@ describe('temp dirs', () => {
   })
 
   it('makes the next dirs ahead, and settling removes those not taken', async () => {
-    const root = takeTempDir(KIND)
+    const root = await takeTempDir(KIND)
     // Settling waits for the dirs being made ahead, then removes them; the taken one stays until released.
     await settleTempDirs()
     expect(left()).toEqual([root.slice(base.length + 1)])
@@ -48,7 +51,7 @@ describe('temp dirs', () => {
   })
 
   it('removes what was written inside a dir, however deep', async () => {
-    const root = takeTempDir(KIND)
+    const root = await takeTempDir(KIND)
     writeFileSync(join(root, 'home', 'settings.json'), '{}')
     rmSync(join(root, 'cwd'), { recursive: true })
     writeFileSync(join(root, 'cwd'), 'a file where a dir was')
@@ -59,15 +62,17 @@ describe('temp dirs', () => {
   })
 
   it('never hands out a dir made ahead under a TMPDIR that has changed since', async () => {
-    releaseTempDir(takeTempDir(KIND), KIND)
+    releaseTempDir(await takeTempDir(KIND), KIND)
     // Give the dirs made ahead time to be ready under the first TMPDIR.
     await new Promise((resolve) => setTimeout(resolve, 50))
     const other = mkdtempSync(join(tmpdir(), 'temp-dirs-other-'))
     process.env.TMPDIR = other
     try {
-      const root = takeTempDir(KIND)
-      expect(dirname(root)).toBe(other)
+      const root = await takeTempDir(KIND)
+      const rootSync = takeTempDirSync(KIND)
+      expect([dirname(root), dirname(rootSync)]).toEqual([other, other])
       releaseTempDir(root, KIND)
+      releaseTempDir(rootSync, KIND)
       await settleTempDirs()
       expect(left(other)).toEqual([])
     } finally {

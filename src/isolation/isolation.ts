@@ -7,7 +7,7 @@ import { interceptAllHttp } from '../mocks/http-routing.js'
 import { globalSlot } from '../shared/global-slot.js'
 import { aliveSessions, currentSession, markAlive, type SessionScope } from '../shared/session-context.js'
 import { guardNetwork } from './network-guard.js'
-import { releaseTempDir, takeTempDir, type TempDirKind } from './temp-dirs.js'
+import { releaseTempDir, takeTempDirSync, type TempDirKind } from './temp-dirs.js'
 
 export interface Isolation {
   home: string
@@ -59,7 +59,7 @@ const FILE_HOME: TempDirKind = { prefix: 'pi-home-', subdirs: [] }
 
 /** Takes a temp home, points the environment at it and cuts the network; `restore` undoes all of it. */
 function openIsolation(): ActiveIsolation {
-  const home = takeTempDir(FILE_HOME)
+  const home = takeTempDirSync(FILE_HOME)
   // Not created: Pi creates what it writes there.
   const agentDir = join(home, '.pi', 'agent')
   const restoreEnv = setEnv({

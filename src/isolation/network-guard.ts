@@ -22,6 +22,14 @@ const patches = new Map<Site, Patch>()
 /** The guards taken through this copy: its patches come off when the last is released. */
 const held = new Set<Guard>()
 
+// Patching and unpatching re-syncs every builtin's ESM exports (syncBuiltinESMExports), about half a ms a
+// session outside Vitest, where each session takes and releases the guard. So the patches come off a
+// moment after the last release: sessions run back to back reuse them, inert (they pass everything) in
+// between. The real timer functions, as a test with fake timers replaces the global ones.
+export const LINGER_MS = 100
+const { setTimeout: later, clearTimeout: cancel } = globalThis
+let unpatchTimer: ReturnType<typeof later> | undefined
+
 /**
  * Refuses, while held, whatever would reach an address other than 127.0.0.0/8, ::1 and `localhost`
  * (unix sockets and pipes pass), before anything is resolved or sent; every refusal is an error with
@@ -35,12 +43,15 @@ const held = new Set<Guard>()
  *   the network (not for an address or `localhost`);
  * - a Worker starts with this guard preloaded (`--import`), for its whole life.
  * Host names are never resolved to decide. Guards nest: the patches stay until every returned release has
- * been called, which puts back exactly the properties they replaced.
+ * been called; 100 ms later (unless a guard is taken again) they put back exactly the properties they
+ * replaced, passing everything meanwhile.
  */
 export function guardNetwork(onBlocked?: (target: string) => void): () => void {
   const guard: Guard = { onBlocked }
   guards.add(guard)
   held.add(guard)
+  if (unpatchTimer !== undefined) cancel(unpatchTimer)
+  unpatchTimer = undefined
   sites ??= [...socketSites(), ...dnsSites(), { owner: workerThreads, key: 'Worker', wrap: guardWorker }]
   let patched = false
   for (const site of sites) {
@@ -54,16 +65,24 @@ export function guardNetwork(onBlocked?: (target: string) => void): () => void {
   return () => {
     guards.delete(guard)
     held.delete(guard)
-    if (held.size > 0 || patches.size === 0) return
-    for (const [{ owner, key }, { wrapper, replaced }] of patches) {
-      // Buried under someone else's patch: left there, where it passes everything while no guard is held.
-      if ((owner as Owner)[key] !== wrapper) continue
-      if (replaced) Object.defineProperty(owner, key, replaced)
-      else delete (owner as Owner)[key]
-    }
-    patches.clear()
-    syncBuiltinESMExports()
+    if (held.size > 0 || patches.size === 0 || unpatchTimer !== undefined) return
+    unpatchTimer = later(unpatch, LINGER_MS)
+    unpatchTimer.unref?.()
   }
+}
+
+/** Puts back exactly the properties the patches replaced, unless a guard is held again. */
+function unpatch(): void {
+  unpatchTimer = undefined
+  if (held.size > 0) return
+  for (const [{ owner, key }, { wrapper, replaced }] of patches) {
+    // Buried under someone else's patch: left there, where it passes everything while no guard is held.
+    if ((owner as Owner)[key] !== wrapper) continue
+    if (replaced) Object.defineProperty(owner, key, replaced)
+    else delete (owner as Owner)[key]
+  }
+  patches.clear()
+  syncBuiltinESMExports()
 }
 
 // Each patch calls through to what it replaced, and passes everything while no guard is held.

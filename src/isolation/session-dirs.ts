@@ -16,8 +16,8 @@ export interface SessionDirs {
 
 const SESSION_DIR: TempDirKind = { prefix: 'pi-session-', subdirs: ['cwd', 'home'] }
 
-export function makeSessionDirs(withCwd: boolean): SessionDirs {
-  const root = takeTempDir(SESSION_DIR)
+export async function makeSessionDirs(withCwd: boolean): Promise<SessionDirs> {
+  const root = await takeTempDir(SESSION_DIR)
   const home = join(root, 'home')
   return { root, home, agentDir: join(home, '.pi', 'agent'), cwd: withCwd ? join(root, 'cwd') : undefined }
 }

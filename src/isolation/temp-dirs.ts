@@ -1,5 +1,5 @@
-// Temp dirs off the test's critical path. Making and removing a dir costs a few syscalls that wait on the
-// disk (about 1 ms a session on a busy ext4), so the next dir of each kind is made in the background while
+// Temp dirs off the test's critical path. Making and removing a dir costs syscalls that wait on the disk
+// (about 1 ms a session on a busy ext4), so the next dirs of each kind are made in the background while
 // the current one is in use, and a finished dir is removed in the background. `settleTempDirs()` waits for
 // all of it and removes the dirs made ahead (the environment awaits it when a test file ends); an exit
 // hook removes, synchronously, whatever a process still holds when it exits.
@@ -16,27 +16,32 @@ export interface TempDirKind {
   subdirs: readonly string[]
 }
 
+/** A dir being made ahead: `root` is set once it exists with its subdirs. */
+interface MadeAhead {
+  kind: TempDirKind
+  made: Promise<void>
+  root?: string
+}
+
 interface TempDirState {
-  /** Per prefix, the dirs made ahead and not yet taken, with their kind. */
-  ready: Map<string, { roots: string[]; kind: TempDirKind }>
-  /** Per prefix, how many dirs are being made ahead. */
-  making: Map<string, number>
+  /** Per prefix, the dirs made ahead (or being made), oldest first. */
+  ahead: Map<string, MadeAhead[]>
   /** Dirs being made ahead or removed. */
   pending: Set<Promise<void>>
-  /** Every dir that exists because of this module (taken, ready or being removed): what the exit hook removes. */
+  /** Every dir that exists because of this module (taken, made ahead or being removed): what the exit hook removes. */
   held: Set<string>
   /** Removals that failed, reported by the next settleTempDirs(). */
   failures: string[]
 }
 
-// Dirs of each kind kept made ahead. A made dir is ready only once the event loop has turned, which a
-// session's promise chains may not let it do for a whole session or two.
+// Dirs of each kind kept made ahead. A session's promise chains may not let the event loop turn, and a dir
+// made ahead is known to exist only once it has: a few in flight cover sessions run back to back.
 const AHEAD = 3
 
 // One per process: the module may be evaluated again for each test file, and in a VM pool the sessions'
 // copy runs in the file's realm while the environment that settles at the file's end runs outside it.
 const state = processSlot<TempDirState>('temp-dirs', () => {
-  const created: TempDirState = { ready: new Map(), making: new Map(), pending: new Set(), held: new Set(), failures: [] }
+  const created: TempDirState = { ahead: new Map(), pending: new Set(), held: new Set(), failures: [] }
   process.once('exit', () => {
     for (const root of created.held) rmSync(root, { recursive: true, force: true })
   })
@@ -44,31 +49,29 @@ const state = processSlot<TempDirState>('temp-dirs', () => {
 })
 
 /**
- * A new dir of `kind`, with its subdirs, under the OS temp dir as it is now: one made ahead when there
- * is one, else made here. Either way the next ones start being made in the background.
+ * A new dir of `kind`, with its subdirs, under the OS temp dir as it is now: the oldest made ahead,
+ * waited for if it is still being made, else one made here. Either way more start being made ahead.
  */
-export function takeTempDir(kind: TempDirKind): string {
-  const { held } = state.get()
+export async function takeTempDir(kind: TempDirKind): Promise<string> {
   const base = tmpdir()
-  let root = readyFor(kind).roots.shift()
-  // Made ahead under another TMPDIR (it changed since): not where this caller expects it.
-  if (root !== undefined && dirname(root) !== base) {
-    releaseTempDir(root, kind)
-    root = undefined
+  const queue = aheadOf(kind)
+  let root: string | undefined
+  while (root === undefined && queue.length > 0) {
+    const next = queue.shift()!
+    await next.made
+    root = usable(next, base)
   }
-  if (root === undefined) {
-    root = mkdtempSync(join(base, kind.prefix))
-    held.add(root)
-    try {
-      for (const subdir of kind.subdirs) mkdirSync(join(root, subdir))
-    } catch (error) {
-      held.delete(root)
-      rmSync(root, { recursive: true, force: true })
-      throw error
-    }
-  }
-  makeAhead(kind, base)
-  return root
+  return handOut(root ?? makeNow(kind, base), kind, base)
+}
+
+/** The same, without waiting: a dir made ahead if one is known to exist, else one made here. */
+export function takeTempDirSync(kind: TempDirKind): string {
+  const base = tmpdir()
+  const queue = aheadOf(kind)
+  const made = () => queue.findIndex((entry) => entry.root !== undefined)
+  let root: string | undefined
+  for (let at = made(); root === undefined && at >= 0; at = made()) root = usable(queue.splice(at, 1)[0]!, base)
+  return handOut(root ?? makeNow(kind, base), kind, base)
 }
 
 /** Removes `root` in the background: an rmdir per dir when nothing was written, else a recursive removal. */
@@ -94,9 +97,11 @@ export function releaseTempDir(root: string, kind: TempDirKind): void {
  * this module's exists except those still in use. Rejects naming the dirs it could not remove.
  */
 export async function settleTempDirs(): Promise<void> {
-  const { ready, pending, failures } = state.get()
+  const { ahead, pending, failures } = state.get()
   for (;;) {
-    for (const { roots, kind } of ready.values()) for (const root of roots.splice(0)) releaseTempDir(root, kind)
+    for (const queue of ahead.values()) {
+      for (const entry of queue.splice(0)) track(entry.made.then(() => entry.root !== undefined && releaseTempDir(entry.root, entry.kind)))
+    }
     if (pending.size === 0) break
     await Promise.all(pending)
   }
@@ -106,38 +111,61 @@ export async function settleTempDirs(): Promise<void> {
   }
 }
 
-function readyFor(kind: TempDirKind): { roots: string[]; kind: TempDirKind } {
-  const { ready } = state.get()
-  let entry = ready.get(kind.prefix)
-  if (entry === undefined) ready.set(kind.prefix, (entry = { roots: [], kind }))
-  return entry
+function aheadOf(kind: TempDirKind): MadeAhead[] {
+  const { ahead } = state.get()
+  let queue = ahead.get(kind.prefix)
+  if (queue === undefined) ahead.set(kind.prefix, (queue = []))
+  return queue
+}
+
+// Made ahead under another TMPDIR (it changed since), it is not where this caller expects it.
+function usable(entry: MadeAhead, base: string): string | undefined {
+  if (entry.root === undefined || dirname(entry.root) === base) return entry.root
+  releaseTempDir(entry.root, entry.kind)
+  return undefined
+}
+
+function handOut(root: string, kind: TempDirKind, base: string): string {
+  const queue = aheadOf(kind)
+  while (queue.length < AHEAD) queue.push(makeAhead(kind, base))
+  return root
+}
+
+function makeNow(kind: TempDirKind, base: string): string {
+  const { held } = state.get()
+  const root = mkdtempSync(join(base, kind.prefix))
+  held.add(root)
+  try {
+    for (const subdir of kind.subdirs) mkdirSync(join(root, subdir))
+  } catch (error) {
+    held.delete(root)
+    rmSync(root, { recursive: true, force: true })
+    throw error
+  }
+  return root
 }
 
 // Best effort: a dir that cannot be made ahead is made when it is taken, where its error is reported.
-function makeAhead(kind: TempDirKind, base: string): void {
-  const { making, held } = state.get()
-  const roots = readyFor(kind).roots
-  for (let count = making.get(kind.prefix) ?? 0; roots.length + count < AHEAD; count++) {
-    making.set(kind.prefix, count + 1)
-    track(
-      (async () => {
-        const root = await mkdtemp(join(base, kind.prefix))
-        held.add(root)
-        try {
-          await Promise.all(kind.subdirs.map((subdir) => mkdir(join(root, subdir))))
-          roots.push(root)
-        } catch {
-          releaseTempDir(root, kind)
-        }
-      })()
-        .catch(() => undefined)
-        .finally(() => making.set(kind.prefix, (making.get(kind.prefix) ?? 1) - 1)),
-    )
-  }
+function makeAhead(kind: TempDirKind, base: string): MadeAhead {
+  const { held } = state.get()
+  const entry: MadeAhead = { kind, made: Promise.resolve() }
+  entry.made = (async () => {
+    const root = await mkdtemp(join(base, kind.prefix))
+    held.add(root)
+    try {
+      await Promise.all(kind.subdirs.map((subdir) => mkdir(join(root, subdir))))
+      entry.root = root
+    } catch {
+      releaseTempDir(root, kind)
+    }
+  })().catch(() => undefined)
+  track(entry.made)
+  return entry
 }
 
-function track(work: Promise<void>): void {
+function track(work: Promise<unknown>): void {
   const { pending } = state.get()
-  pending.add(work)
-  void work.finally(() => pending.delete(work))
+  const tracked = work.then(() => undefined)
+  pending.add(tracked)
+  void tracked.finally(() => pending.delete(tracked))
 }

@@ -25,7 +25,7 @@ export type { TestSessionOptions } from './options.js'
 
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
   const plan = planSession(options)
-  const dirs = makeSessionDirs(plan.cwd === undefined)
+  const dirs = await makeSessionDirs(plan.cwd === undefined)
   const stack = new DisposerStack()
   stack.defer(() => removeSessionDirs(dirs))
   const scope: SessionScope = { home: dirs.home }

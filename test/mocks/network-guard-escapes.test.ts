@@ -6,7 +6,7 @@ import dns, { lookup } from 'node:dns'
 import net from 'node:net'
 import workerThreads from 'node:worker_threads'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { guardNetwork } from '../../src/isolation/network-guard.js'
+import { guardNetwork, LINGER_MS } from '../../src/isolation/network-guard.js'
 import { layFloor, type Floor } from '../support/network-floor.mjs'
 
 let floor: Floor
@@ -26,6 +26,9 @@ afterEach(() => {
   // Emptied as it is checked, so that one test's failure is not blamed on the next.
   expect(floor.stopped.splice(0)).toEqual([])
 })
+
+// The patches come off a moment after the last release (sessions run back to back reuse them).
+const afterLinger = () => new Promise((resolve) => setTimeout(resolve, LINGER_MS + 50))
 
 function guard(onBlocked?: (target: string) => void): () => void {
   const release = guardNetwork(onBlocked)
@@ -198,12 +201,13 @@ describe('two copies of the guard module', () => {
     second.guardNetwork()()
     expect(dns.lookup).not.toBe(found)
     releaseFirst()
+    await afterLinger()
     expect(dns.lookup).toBe(found)
   })
 })
 
 describe('releasing', () => {
-  it('restores exactly what each patch replaced, and nothing is left patched', () => {
+  it('restores exactly what each patch replaced, and nothing is left patched, a moment after the last release', async () => {
     const owners = {
       'net.Socket.prototype': net.Socket.prototype,
       'dgram.Socket.prototype': dgram.Socket.prototype,
@@ -218,6 +222,7 @@ describe('releasing', () => {
     const release = guard()
     expect(describeAll()).not.toEqual(before)
     release()
+    await afterLinger()
     expect(describeAll()).toEqual(before)
   })
 })

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { guardNetwork } from '../../src/isolation/network-guard.js'
+import { guardNetwork, LINGER_MS } from '../../src/isolation/network-guard.js'
 import { connectTarget } from '../support/network-audit.js'
 import { layFloor, type Floor } from '../support/network-floor.mjs'
 
@@ -179,11 +179,21 @@ describe('guardNetwork nesting', () => {
     expect(realConnects).toHaveLength(1)
   })
 
-  it('restores the connect it found on the last release', () => {
+  it('restores the connect it found a moment after the last release', async () => {
     const found = net.Socket.prototype.connect
     const release = guard()
-    expect(net.Socket.prototype.connect).not.toBe(found)
+    const guarded = net.Socket.prototype.connect
+    expect(guarded).not.toBe(found)
     release()
+    // Inert meanwhile: what is taken again within the moment reuses the patch, and passes once released.
+    expect(net.Socket.prototype.connect).toBe(guarded)
+    net.connect(6, '192.0.2.1').on('error', () => {}).destroy()
+    expect(realConnects).toHaveLength(1)
+    const again = guard()
+    expect(net.Socket.prototype.connect).toBe(guarded)
+    await expect(socketError(net.connect(7, '192.0.2.1'))).resolves.toMatchObject({ message: 'Network access is disabled in tests: 192.0.2.1:7' })
+    again()
+    await new Promise((resolve) => setTimeout(resolve, LINGER_MS + 50))
     expect(net.Socket.prototype.connect).toBe(found)
   })
 
