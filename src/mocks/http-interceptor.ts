@@ -1,6 +1,8 @@
-// Catches every request made through undici, globalThis.fetch included, and answers it from a handler instead of the network.
+// Catches every request made through undici's global dispatcher (globalThis.fetch and the undici package,
+// 7 or 8) and answers it from a handler instead of the network; node:http is http-node-client.ts's.
 import { FormData as UndiciFormData, MockAgent, Response as UndiciResponse, setGlobalDispatcher, type Dispatcher } from 'undici'
 import { asError } from '../shared/errors.js'
+import { interceptNodeHttp } from './http-node-client.js'
 
 /** A caught request, as the handler sees it. */
 export interface InterceptedRequest {
@@ -20,7 +22,10 @@ export interface InterceptedResponse {
   body: string
 }
 
-/** An Error answers as a failed connection: fetch rejects with TypeError('fetch failed', { cause: error }), undici's request with the error. */
+/**
+ * An Error answers as a failed connection: fetch rejects with TypeError('fetch failed', { cause: error }),
+ * undici's request with the error, and a node:http request emits it as 'error'.
+ */
 export type InterceptedAnswer = InterceptedResponse | Error
 
 export type InterceptHandler = (request: InterceptedRequest) => InterceptedAnswer | Promise<InterceptedAnswer>
@@ -32,15 +37,17 @@ const GLOBAL_DISPATCHER_KEYS = [Symbol.for('undici.globalDispatcher.1'), Symbol.
 const kAnswer = Symbol('interceptedAnswer')
 
 /**
- * Installs undici's MockAgent as the global dispatcher, with one persisted catch-all interceptor whose
- * reply callback answers from `handle`, and net connect disabled. Returns the function that puts the
- * previous global dispatcher back; install and restore in last-in-first-out order.
+ * Answers every HTTP request from `handle`: fetch and undici through undici's MockAgent as the global
+ * dispatcher (one persisted catch-all interceptor, net connect disabled), node:http and node:https through
+ * msw's interceptor. Returns the function that puts both back; install and restore in last-in-first-out order.
  */
 export function interceptHttp(handle: InterceptHandler): () => void {
   const { dispatcher, agent } = createInterceptor(handle)
-  const restore = installDispatcher(dispatcher)
+  const restoreDispatcher = installDispatcher(dispatcher)
+  const restoreNodeHttp = interceptNodeHttp(handle)
   return () => {
-    restore()
+    restoreNodeHttp()
+    restoreDispatcher()
     void agent.close()
   }
 }

@@ -2,6 +2,7 @@
 import { currentSession, type SessionScope } from '../shared/session-context.js'
 import { globalSlot } from '../shared/global-slot.js'
 import { createInterceptor, installDispatcher, type InterceptedAnswer, type InterceptedRequest, type InterceptHandler } from './http-interceptor.js'
+import { interceptNodeHttp } from './http-node-client.js'
 
 // The sessions answering HTTP, by the session context their requests carry.
 const handlers = globalSlot('http-handlers', () => new Map<SessionScope, InterceptHandler>())
@@ -39,10 +40,15 @@ function unreachable(message: string): Error {
 let routing: ReturnType<typeof createInterceptor> | undefined
 
 /**
- * Catches every request made through undici or fetch and routes it to its session; the dispatcher is
- * built once per process (it costs more than a session) and only swapped in and out.
+ * Catches every request made through fetch, undici, node:http or node:https and routes it to its session;
+ * the dispatcher is built once per process (it costs more than a session) and only swapped in and out.
  */
 export function interceptAllHttp(): () => void {
   routing ??= createInterceptor(routeHttp)
-  return installDispatcher(routing.dispatcher)
+  const restoreDispatcher = installDispatcher(routing.dispatcher)
+  const restoreNodeHttp = interceptNodeHttp(routeHttp)
+  return () => {
+    restoreNodeHttp()
+    restoreDispatcher()
+  }
 }

@@ -1,10 +1,12 @@
 import http from 'node:http'
+import { get as httpsGet, request as httpsRequest } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import { FormData as UndiciFormData, fetch as undiciFetch, getGlobalDispatcher, request as undiciRequest } from 'undici'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { interceptHttp, type InterceptedRequest } from '../../src/mocks/http-interceptor.js'
 import { createHttpMock } from '../../src/mocks/http.js'
+import { layFloor, type Floor } from '../support/network-floor.mjs'
 
 let restore: (() => void) | undefined
 afterEach(() => {
@@ -124,6 +126,83 @@ describe('interceptHttp requests as the handler sees them', () => {
   })
 })
 
+/** A node:http(s) request through `request`, as clients built on it (axios, got) make it. */
+function nodeRequest(request: typeof http.request, url: string, options: http.RequestOptions = {}, body?: string) {
+  return new Promise<{ status: number; statusText: string; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+    const req = request(url, options, (response) => {
+      let text = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => (text += chunk))
+      response.on('end', () => resolve({ status: response.statusCode!, statusText: response.statusMessage!, headers: response.headers, body: text }))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+describe('interceptHttp answers node:http and node:https', () => {
+  // Were the interceptor to miss a request, the floor stops its DNS lookup and connection: nothing leaves.
+  let floor: Floor
+  beforeAll(async () => {
+    floor = await layFloor()
+  })
+  afterAll(() => {
+    floor.restore()
+    expect(floor.stopped).toEqual([])
+  })
+
+  it('http.request and https.request, with status, status text, headers and body from the handler', async () => {
+    const seen = echo()
+    const plain = await nodeRequest(http.request, 'http://api.test:8080/a?b=1', { method: 'PUT', headers: { 'X-Key': 'k' } }, 'plain body')
+    expect([plain.status, plain.statusText, plain.headers['content-type']]).toEqual([200, 'OK', 'application/json'])
+    expect(JSON.parse(plain.body)).toMatchObject({ method: 'PUT', url: 'http://api.test:8080/a?b=1', body: 'plain body', headers: { 'x-key': 'k' } })
+    await nodeRequest(httpsRequest, 'https://api.test/secure', { method: 'POST' }, 'secret')
+    expect(seen.map((r) => [r.method, r.url, r.body])).toEqual([
+      ['PUT', 'http://api.test:8080/a?b=1', 'plain body'],
+      ['POST', 'https://api.test/secure', 'secret'],
+    ])
+  })
+
+  it('http.get and a named import of https.get, with no body as the empty string', async () => {
+    const seen = echo()
+    const get = (fn: typeof http.get, url: string) => new Promise<number>((resolve, reject) => fn(url, (r) => resolve(r.resume().statusCode!)).on('error', reject))
+    expect([await get(http.get, 'http://api.test/one'), await get(httpsGet, 'https://api.test/two')]).toEqual([200, 200])
+    expect(seen.map((r) => [r.method, r.url, r.body])).toEqual([
+      ['GET', 'http://api.test/one', ''],
+      ['GET', 'https://api.test/two', ''],
+    ])
+  })
+
+  it('a 204 without a body, with its headers', async () => {
+    restore = interceptHttp(() => ({ status: 204, headers: { 'x-a': '1' }, body: '' }))
+    const answer = await nodeRequest(http.request, 'http://api.test/')
+    expect([answer.status, answer.statusText, answer.headers['x-a'], answer.body]).toEqual([204, 'No Content', '1', ''])
+  })
+
+  it('an Error answer, or a handler that throws, is emitted as the request error', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED api.test:443'), { code: 'ECONNREFUSED' })
+    restore = interceptHttp(() => refused)
+    await expect(nodeRequest(httpsRequest, 'https://api.test/')).rejects.toBe(refused)
+    restore()
+    restore = interceptHttp(() => {
+      throw new Error('handler broke')
+    })
+    await expect(nodeRequest(http.request, 'http://api.test/')).rejects.toThrow('handler broke')
+  })
+
+  it('nested installs: the newest answers, and the older again once it is released', async () => {
+    const outer = interceptHttp(() => ({ status: 200, headers: {}, body: 'outer' }))
+    try {
+      const inner = interceptHttp(() => ({ status: 200, headers: {}, body: 'inner' }))
+      expect((await nodeRequest(http.request, 'http://api.test/')).body).toBe('inner')
+      inner()
+      expect((await nodeRequest(http.request, 'http://api.test/')).body).toBe('outer')
+    } finally {
+      outer()
+    }
+  })
+})
+
 describe('interceptHttp network errors', () => {
   it('an Error answer rejects fetch like a failed connection, with the error as cause', async () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED api.test:443'), { code: 'ECONNREFUSED' })
@@ -200,15 +279,15 @@ describe('interceptHttp restore', () => {
     other()
   })
 
-  it('lets fetch reach a local server again after restore', async () => {
+  it('lets fetch and http.request reach a local server again after restore', async () => {
     const server = http.createServer((_request, response) => response.end('real server'))
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
       const release = interceptHttp(() => ({ status: 200, headers: {}, body: 'intercepted' }))
-      expect(await (await fetch(url)).text()).toBe('intercepted')
+      expect([await (await fetch(url)).text(), (await nodeRequest(http.request, url)).body]).toEqual(['intercepted', 'intercepted'])
       release()
-      expect(await (await fetch(url)).text()).toBe('real server')
+      expect([await (await fetch(url)).text(), (await nodeRequest(http.request, url)).body]).toEqual(['real server', 'real server'])
     } finally {
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))
