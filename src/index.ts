@@ -15,7 +15,7 @@ export type {
   ToolResultRecord,
   UICallRecord,
 } from './records/records.js'
-export { createMockPi, type MockPi, type MockPiCall, type MockPiResponse } from './project/mock-pi.js'
+export { createMockPi, type MockPi, type MockPiCall, type MockPiResponder, type MockPiResponse } from './project/mock-pi.js'
 export {
   verifySandboxInstall,
   SandboxError,

@@ -173,7 +173,7 @@ describe('createMockPi', () => {
   it('rejects unknown response keys, naming the known ones, and queues nothing', () => {
     mockPi = createMockPi()
     expect(() => mockPi!.onCall({ stdout: 'hi', exitcode: 1 } as never)).toThrow(
-      new TypeError('mockPi.onCall: unknown key(s) stdout, exitcode; known: output, jsonl, stderr, exitCode, delay, writeFiles'),
+      new TypeError('mockPi.onCall: unknown key(s) stdout, exitcode; known: output, json, jsonl, stderr, exitCode, delay, writeFiles'),
     )
     mockPi.install()
     expect(runPi([]).code).toBe(1)

@@ -1,32 +1,27 @@
 // A fake `pi` executable on PATH, for extensions that spawn Pi itself (subagents, handoffs).
 import { chmodSync, readdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { setEnv } from '../isolation/isolation.js'
+import { describeValue, messageOf } from '../shared/errors.js'
+import { childResponse, type ChildResponse, type MockPiResponse } from './mock-pi-reply.js'
 
-export interface MockPiResponse {
-  /** Written to stdout. */
-  output?: string
-  /** Objects written to stdout one JSON document per line (Pi's `--mode json`). */
-  jsonl?: unknown[]
-  stderr?: string
-  exitCode?: number
-  /** Milliseconds to wait before answering. */
-  delay?: number
-  /** Files to write, relative to the caller's cwd, before answering. */
-  writeFiles?: Record<string, string>
-}
+export type { MockPiResponse } from './mock-pi-reply.js'
 
 export interface MockPiCall {
   args: string[]
   cwd: string
 }
 
+/** Answers a call from its arguments and cwd; runs in the test's process, so it sees the test's variables. */
+export type MockPiResponder = (call: MockPiCall) => MockPiResponse | Promise<MockPiResponse>
+
 export interface MockPi {
   /** The folder holding the executable. */
   readonly dir: string
-  /** Queues a response; the last one repeats once the queue is used up. */
-  onCall(response: MockPiResponse): MockPi
+  /** Queues a response, or a responder that answers its turn; the last one repeats once the queue is used up. */
+  onCall(response: MockPiResponse | MockPiResponder): MockPi
   /** Puts the fake `pi` first on PATH. */
   install(): void
   /** Restores PATH as it was. */
@@ -35,15 +30,19 @@ export interface MockPi {
   reset(): void
   callCount(): number
   calls(): MockPiCall[]
-  /** Uninstalls and removes the folder. */
+  /** Uninstalls and removes the folder; then throws if a responder failed (threw, or answered something that is not a response). */
   dispose(): void
 }
 
-const RESPONSE_KEYS = new Set(['output', 'jsonl', 'stderr', 'exitCode', 'delay', 'writeFiles'])
+/** A queued entry as the executable reads it: a response, or the number of a responder to ask over the socket. */
+type QueueEntry = ChildResponse | { responder: number }
+
+// How long the executable waits for a responder: the test's process answers at once unless it is blocked (spawnSync).
+const RESPONDER_WAIT_MS = 10_000
 
 // The executable: answers from queue.json and records each call in its own file (stdin is left alone: a caller may never close it).
 const SCRIPT = `
-const fs = require('node:fs'), path = require('node:path')
+const fs = require('node:fs'), net = require('node:net'), path = require('node:path')
 const dir = __dirname
 const queue = JSON.parse(fs.readFileSync(path.join(dir, 'queue.json'), 'utf8'))
 // Claim the next call number with an exclusive create, so that parallel calls never share one.
@@ -51,25 +50,58 @@ let index = 0, fd
 for (;; index++) {
   try { fd = fs.openSync(path.join(dir, 'call-' + index + '.json'), 'wx'); break } catch (e) { if (e.code !== 'EEXIST') throw e }
 }
-fs.writeSync(fd, JSON.stringify({ args: process.argv.slice(2), cwd: process.cwd() }))
+const call = { args: process.argv.slice(2), cwd: process.cwd() }
+fs.writeSync(fd, JSON.stringify(call))
 fs.closeSync(fd)
-const r = queue.length ? queue[Math.min(index, queue.length - 1)] : { stderr: 'mock pi: no response queued (call onCall first)\\n', exitCode: 1 }
-setTimeout(() => {
-  for (const [file, text] of Object.entries(r.writeFiles || {})) {
-    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
-    fs.writeFileSync(path.resolve(file), text)
-  }
-  if (r.output) process.stdout.write(r.output)
-  for (const line of r.jsonl || []) process.stdout.write(JSON.stringify(line) + '\\n')
-  if (r.stderr) process.stderr.write(r.stderr)
-  process.exitCode = r.exitCode || 0
-}, r.delay || 0)
+const fail = (message) => { process.stderr.write(message + '\\n'); process.exitCode = 1 }
+const entry = queue.length ? queue[Math.min(index, queue.length - 1)] : undefined
+if (entry === undefined) fail('mock pi: no response queued (call onCall first)')
+else if (entry.responder === undefined) answer(entry)
+else ask(entry.responder)
+
+function ask(responder) {
+  const socket = net.connect(path.join(dir, 'responder.sock'))
+  const timer = setTimeout(() => {
+    socket.destroy()
+    fail('mock pi: the responder did not answer within ${RESPONDER_WAIT_MS / 1000} s: is the test process blocked (spawnSync, execSync)? A responder needs pi spawned asynchronously')
+  }, ${RESPONDER_WAIT_MS})
+  let reply = ''
+  socket.setEncoding('utf8')
+  socket.on('data', (chunk) => (reply += chunk))
+  socket.on('error', (error) => { clearTimeout(timer); fail('mock pi: cannot reach the responder: ' + error.message) })
+  socket.on('end', () => {
+    clearTimeout(timer)
+    const { response, error } = JSON.parse(reply)
+    if (error !== undefined) fail(error)
+    else answer(response)
+  })
+  socket.end(JSON.stringify({ responder, index, call }))
+}
+
+function answer(r) {
+  setTimeout(() => {
+    for (const [file, text] of Object.entries(r.writeFiles || {})) {
+      fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
+      fs.writeFileSync(path.resolve(file), text)
+    }
+    if (r.output) process.stdout.write(r.output)
+    for (const line of r.jsonl || []) process.stdout.write(JSON.stringify(line) + '\\n')
+    if (r.stderr) process.stderr.write(r.stderr)
+    process.exitCode = r.exitCode || 0
+  }, r.delay || 0)
+}
 `
+
+// An argument as a shell would need it written: plain words bare, the rest quoted.
+const shellWord = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : describeValue(arg))
 
 export function createMockPi(): MockPi {
   const dir = mkdtempSync(join(tmpdir(), 'pi-mock-bin-'))
   const queuePath = join(dir, 'queue.json')
-  const queue: MockPiResponse[] = []
+  const queue: QueueEntry[] = []
+  const responders: MockPiResponder[] = []
+  const failures: string[] = []
+  let server: Server | undefined
   const save = () => writeFileSync(queuePath, JSON.stringify(queue))
   writeFileSync(join(dir, 'pi.cjs'), SCRIPT)
   writeFileSync(join(dir, 'pi'), `#!/bin/sh\nexec "${process.execPath}" "${join(dir, 'pi.cjs')}" "$@"\n`)
@@ -81,14 +113,46 @@ export function createMockPi(): MockPi {
       .filter((file) => /^call-\d+\.json$/.test(file))
       .sort((a, b) => Number(a.slice(5, -5)) - Number(b.slice(5, -5)))
 
+  // Asks the responder the executable names; a failure goes back to the executable and is kept for dispose().
+  async function respond(request: { responder: number; index: number; call: MockPiCall }): Promise<{ response?: ChildResponse; error?: string }> {
+    const where = `mockPi: the responder for call ${request.index + 1} (pi ${request.call.args.map(shellWord).join(' ')})`
+    let value: unknown
+    try {
+      value = await responders[request.responder]!(request.call)
+    } catch (error) {
+      failures.push(`${where} threw: ${messageOf(error)}`)
+      return { error: failures.at(-1) }
+    }
+    try {
+      return { response: childResponse(value, `${where} answered`) }
+    } catch (error) {
+      failures.push(messageOf(error))
+      return { error: failures.at(-1) }
+    }
+  }
+
+  function listen(): void {
+    // Half-open: the executable ends its side after its request and reads the answer after that.
+    server = createServer({ allowHalfOpen: true }, (socket) => {
+      let text = ''
+      socket.setEncoding('utf8')
+      socket.on('data', (chunk: string) => (text += chunk))
+      socket.on('end', () => void respond(JSON.parse(text)).then((reply) => socket.end(JSON.stringify(reply))))
+      socket.on('error', () => {})
+    })
+    // The test's process may exit with the server open; a caller still running then fails on its own.
+    server.unref().listen(join(dir, 'responder.sock'))
+  }
+
   const mock: MockPi = {
     dir,
     onCall(response) {
-      const unknown = Object.keys(response).filter((key) => !RESPONSE_KEYS.has(key))
-      if (unknown.length > 0) {
-        throw new TypeError(`mockPi.onCall: unknown key(s) ${unknown.join(', ')}; known: ${[...RESPONSE_KEYS].join(', ')}`)
+      if (typeof response === 'function') {
+        if (server === undefined) listen()
+        queue.push({ responder: responders.push(response) - 1 })
+      } else {
+        queue.push(childResponse(response, 'mockPi.onCall'))
       }
-      queue.push(response)
       save()
       return mock
     },
@@ -108,9 +172,10 @@ export function createMockPi(): MockPi {
     calls: () => callFiles().map((file) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as MockPiCall),
     dispose() {
       mock.uninstall()
+      server?.close()
       rmSync(dir, { recursive: true, force: true })
+      if (failures.length > 0) throw new Error(failures.splice(0).join('\n'))
     },
   }
   return mock
 }
-
