@@ -30,6 +30,7 @@ export {
   type MockToolResult,
   type MockPi,
   type MockPiCall,
+  type MockPiResponder,
   type MockPiResponse,
   type ToolCallRecord,
   type ToolResultRecord,
