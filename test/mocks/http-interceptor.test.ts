@@ -173,6 +173,12 @@ describe('interceptHttp answers node:http and node:https', () => {
     ])
   })
 
+  it('new http.ClientRequest', async () => {
+    const seen = echo()
+    const status = await new Promise<number>((resolve, reject) => new http.ClientRequest('http://api.test/three', (r) => resolve(r.resume().statusCode!)).on('error', reject).end())
+    expect([status, seen.map((r) => r.url)]).toEqual([200, ['http://api.test/three']])
+  })
+
   it('a 204 without a body, with its headers', async () => {
     restore = interceptHttp(() => ({ status: 204, headers: { 'x-a': '1' }, body: '' }))
     const answer = await nodeRequest(http.request, 'http://api.test/')
