@@ -5,7 +5,9 @@ import { toHavePassed } from './scripts.js'
 import { toHaveRegisteredCommand, toHaveRegisteredTool } from './registrations.js'
 import { toHaveBlocked, toHaveCalledTool, toHaveCalledToolsInOrder, toHaveCalledToolTimes } from './tool-calls.js'
 import { toHaveToolResult, type ExpectedToolResult } from './tool-results.js'
-import { toHaveNotified, toHavePrompted, toHaveSetStatus, type DialogMethod } from './ui.js'
+import { toHaveNotified, toHavePrompted, toHaveSetStatus, type DialogMethod, type ExpectedDialog, type NotifyLevel } from './ui.js'
+import { toHaveRendered, toHaveSetWidget } from './ui-components.js'
+import { toHaveAppendedEntry } from './entries.js'
 import type { TextMatcher } from './text.js'
 
 export const piMatchers = {
@@ -17,6 +19,9 @@ export const piMatchers = {
   toHaveNotified,
   toHavePrompted,
   toHaveSetStatus,
+  toHaveSetWidget,
+  toHaveRendered,
+  toHaveAppendedEntry,
   toHaveSaid,
   toHaveSentToModel,
   toHaveRegisteredTool,
@@ -27,7 +32,7 @@ export const piMatchers = {
   toHavePassed,
 }
 
-export type { DialogMethod, ExpectedFetch, ExpectedToolResult, TextMatcher }
+export type { DialogMethod, ExpectedDialog, ExpectedFetch, ExpectedToolResult, NotifyLevel, TextMatcher }
 
 /**
  * The matchers as `expect(t)` sees them; R is what each returns: `void` on an assertion, `any` on the
@@ -41,16 +46,29 @@ export interface PiMatchers<R = any> {
   toHaveCalledToolsInOrder(names: string[]): R
   /** Some call of `name` was blocked by a tool_call hook; a string reason matches as a substring. */
   toHaveBlocked(name: string, reason?: TextMatcher): R
+  /** Some call of `name` whose params match (like toHaveCalledTool's) was blocked, for `reason` when given. */
+  toHaveBlocked(name: string, params: Record<string, unknown>, reason?: TextMatcher): R
   toHaveToolResult(name: string, expected: ExpectedToolResult): R
-  toHaveNotified(message: TextMatcher, level?: 'info' | 'warning' | 'error'): R
-  toHavePrompted(method: DialogMethod, title?: TextMatcher): R
+  /** Any level an extension passes (`'info'`, `'warning'`, `'error'`, or another it chose). */
+  toHaveNotified(message: TextMatcher, level?: NotifyLevel): R
+  /** `expected.answer`: what the dialog returned; `expected.options`: what it was opened with (`{ timeout: 5000, signal: true }`). */
+  toHavePrompted(method: DialogMethod, title?: TextMatcher, expected?: ExpectedDialog): R
   /** `toHaveSetStatus(key)` any text; `toHaveSetStatus(key, undefined)` a cleared status. */
   toHaveSetStatus(key: string, text?: TextMatcher): R
+  /** `toHaveSetWidget(key)` any content; `(key, undefined)` cleared; `(key, lines)` an array equal to the lines, or a text some line matches. */
+  toHaveSetWidget(key: string, lines?: unknown): R
+  /** Some line of a custom() component run with `mockUI.custom: { keys }` matched, in any frame (styles removed). */
+  toHaveRendered(text: TextMatcher): R
+  /** pi.appendEntry(customType, data); `data` matches like expect.objectContaining. */
+  toHaveAppendedEntry(customType: string, data?: unknown): R
   toHaveSaid(text: TextMatcher): R
   toHaveSentToModel(text: TextMatcher): R
   toHaveRegisteredTool(name: string): R
   toHaveRegisteredCommand(name: string): R
-  /** pi.exec ran `command` (the command, or the whole command line; a RegExp is tested on the line). */
+  /**
+   * pi.exec ran `command` (the command, or the whole command line; a RegExp is tested on the line); `args` appear
+   * in the call's args in this order, others may come between.
+   */
   toHaveExecuted(command: string | RegExp, args?: unknown[]): R
   /** Some HTTP request's URL matched; a string matches as a substring. */
   toHaveFetched(url: TextMatcher, init?: ExpectedFetch): R

@@ -15,10 +15,22 @@ function matchesCommand(call: ExecCallRecord, command: string | RegExp): boolean
   return typeof command === 'string' ? call.command === command || commandLine(call) === command : command.test(commandLine(call))
 }
 
-export function toHaveExecuted(this: MatcherState, received: unknown, command: string | RegExp, args?: unknown[]): MatcherOutcome {
+/**
+ * The expected args appear in the call's args in this order, others may come between (as tool params, what is
+ * not listed is not checked); each compared by equality, asymmetric matchers allowed. Any other value (e.g.
+ * an asymmetric matcher for the whole array) is compared with the args by equality.
+ */
+function matchesArgs(state: MatcherState, actual: string[], expected: unknown): boolean {
+  if (!Array.isArray(expected)) return equals(state, actual, expected)
+  let next = 0
+  for (const arg of actual) if (next < expected.length && equals(state, arg, expected[next])) next++
+  return next === expected.length
+}
+
+export function toHaveExecuted(this: MatcherState, received: unknown, command: string | RegExp, args?: unknown): MatcherOutcome {
   const { events } = requireReceived(received, 'toHaveExecuted')
-  const pass = events.exec.some((call) => matchesCommand(call, command) && (args === undefined || equals(this, call.args, args)))
-  const what = `${printExpectedLine(this, command)}${args === undefined ? '' : ` with args ${printExpectedLine(this, args)}`}`
+  const pass = events.exec.some((call) => matchesCommand(call, command) && (args === undefined || matchesArgs(this, call.args, args)))
+  const what = `${printExpectedLine(this, command)}${args === undefined ? '' : ` with args ${printExpectedLine(this, args)} (in this order, others may come between)`}`
   return report(this, {
     matcher: 'toHaveExecuted',
     args: args === undefined ? 'command' : 'command, args',

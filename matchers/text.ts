@@ -20,7 +20,7 @@ export function matchesValue(state: MatcherState, actual: unknown, expected: unk
   return equals(state, actual, isPlainObject(expected) ? expect.objectContaining(expected) : expected)
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false
   const proto = Object.getPrototypeOf(value)
   return proto === Object.prototype || proto === null

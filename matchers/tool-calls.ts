@@ -3,7 +3,7 @@ import type { MatcherState } from 'vitest'
 import type { SessionRecords, ToolCallRecord } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
 import { report, type MatcherOutcome } from './report.js'
-import { callLine, equals, matchesText, matchesValue, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
+import { callLine, equals, isPlainObject, matchesText, matchesValue, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
 
 /** `.map(describeCall(this))`: a call as one line, its block reason after it. */
 const describeCall = (state: MatcherState) => (call: ToolCallRecord) =>
@@ -80,21 +80,29 @@ export function toHaveCalledToolsInOrder(this: MatcherState, received: unknown, 
   })
 }
 
-export function toHaveBlocked(this: MatcherState, received: unknown, name: string, reason?: TextMatcher): MatcherOutcome {
+/**
+ * `toHaveBlocked(name, reason?)` or `toHaveBlocked(name, params, reason?)`: a plain object is the params (matched
+ * like toHaveCalledTool's), anything else the reason (a string as a substring, a RegExp, an asymmetric matcher).
+ */
+export function toHaveBlocked(this: MatcherState, received: unknown, name: string, ...rest: [paramsOrReason?: unknown, reason?: TextMatcher]): MatcherOutcome {
   const { events } = requireReceived(received, 'toHaveBlocked')
+  const [params, reason] = isPlainObject(rest[0]) ? [rest[0], rest[1]] : [undefined, rest[0] as TextMatcher | undefined]
   const calls = events.toolCallsFor(name)
-  const blocked = calls.filter((call) => call.blocked)
+  const picked = params === undefined ? calls : calls.filter((call) => matchesValue(this, call.input, params))
+  const blocked = picked.filter((call) => call.blocked)
   const matching = reason === undefined ? blocked : blocked.filter((call) => matchesText(this, call.blockReason, reason))
+  const withParams = params === undefined ? '' : ` with ${printExpectedLine(this, params)}`
   const because = reason === undefined ? '' : ` with a reason matching ${printExpectedLine(this, reason)}`
   return report(this, {
     matcher: 'toHaveBlocked',
-    args: reason === undefined ? 'name' : 'name, reason',
+    args: ['name', ...(params === undefined ? [] : ['params']), ...(reason === undefined ? [] : ['reason'])].join(', '),
     pass: matching.length > 0,
-    expected: `Expected ${name} to be blocked${because}.`,
-    notExpected: `Expected ${name} not to be blocked${because}.`,
+    expected: `Expected ${name}${withParams} to be blocked${because}.`,
+    notExpected: `Expected ${name}${withParams} not to be blocked${because}.`,
     happened: () => {
       if (calls.length === 0) return `${name} was never called. ${allCalls(this, events)}`
       if (matching.length > 0) return `It was blocked ${matching.length} time(s):\n${numbered(matching.map(describeCall(this)))}`
+      if (picked.length === 0) return `${name} was called ${calls.length} time(s), never with matching params:\n${numbered(calls.map(describeCall(this)))}`
       if (blocked.length > 0) return `${name} was blocked, but for other reasons:\n${numbered(blocked.map((c) => printReceivedLine(this, c.blockReason)))}`
       const results = events.toolResultsFor(name)
       const outcome = (call: ToolCallRecord) => {
@@ -102,7 +110,7 @@ export function toHaveBlocked(this: MatcherState, received: unknown, name: strin
         const returned = result ? `${result.isError ? 'error: ' : ''}${printReceivedLine(this, result.text)}` : '(no result)'
         return `${callLine(this, call.toolName, call.input)} → ${returned}`
       }
-      return `${name} was not blocked: it ran and returned\n${numbered(calls.map(outcome))}`
+      return `${name} was not blocked: it ran and returned\n${numbered(picked.map(outcome))}`
     },
   })
 }

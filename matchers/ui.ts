@@ -3,19 +3,23 @@ import type { MatcherState } from 'vitest'
 import type { UICallRecord } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
 import { report, type MatcherOutcome } from './report.js'
-import { matchesText, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
+import { matchesText, matchesValue, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
 
-const describeUI = (state: MatcherState) => (call: UICallRecord) => {
+export const describeUI = (state: MatcherState) => (call: UICallRecord) => {
   const answer = 'returnValue' in call ? ` → ${printReceivedLine(state, call.returnValue)}` : ''
+  const args = [...call.args, ...(call.options ? [call.options] : [])]
   // A default of the mock spec's ui block answered, not the test's script: easy to mistake for the user's choice.
-  return `${call.method}(${call.args.map((a) => printReceivedLine(state, a)).join(', ')})${answer}${call.defaulted ? ' (mocks.ui default)' : ''}`
+  return `${call.method}(${args.map((a) => printReceivedLine(state, a)).join(', ')})${answer}${call.defaulted ? ' (mocks.ui default)' : ''}`
 }
 
-function listOf(state: MatcherState, calls: UICallRecord[], what: string): string {
+export function listOf(state: MatcherState, calls: UICallRecord[], what: string): string {
   return calls.length === 0 ? `There was no ${what}.` : `Calls made:\n${numbered(calls.map(describeUI(state)))}`
 }
 
-export function toHaveNotified(this: MatcherState, received: unknown, message: TextMatcher, level?: 'info' | 'warning' | 'error'): MatcherOutcome {
+/** Pi's levels, and any other an extension passes (the harness records what it got). */
+export type NotifyLevel = 'info' | 'warning' | 'error' | (string & {})
+
+export function toHaveNotified(this: MatcherState, received: unknown, message: TextMatcher, level?: NotifyLevel): MatcherOutcome {
   const { events } = requireReceived(received, 'toHaveNotified')
   const notes = events.uiCallsFor('notify')
   const pass = notes.some((c) => matchesText(this, c.args[0], message) && (level === undefined || c.args[1] === level))
@@ -33,15 +37,27 @@ export function toHaveNotified(this: MatcherState, received: unknown, message: T
 const DIALOGS = ['confirm', 'select', 'input', 'editor'] as const
 export type DialogMethod = (typeof DIALOGS)[number]
 
-export function toHavePrompted(this: MatcherState, received: unknown, method: DialogMethod, title?: TextMatcher): MatcherOutcome {
+/** What a dialog returned and the options it was opened with (`{ timeout, signal: true }`), both matched like expect.objectContaining. */
+export interface ExpectedDialog {
+  answer?: unknown
+  options?: Record<string, unknown>
+}
+
+export function toHavePrompted(this: MatcherState, received: unknown, method: DialogMethod, title?: TextMatcher, expected?: ExpectedDialog): MatcherOutcome {
   const { events } = requireReceived(received, 'toHavePrompted')
   if (!DIALOGS.includes(method)) throw new TypeError(`toHavePrompted(method): method must be one of ${DIALOGS.join(', ')}, got ${this.utils.stringify(method)}`)
   const dialogs = events.ui.filter((c) => (DIALOGS as readonly string[]).includes(c.method))
-  const pass = events.uiCallsFor(method).some((c) => title === undefined || matchesText(this, c.args[0], title))
-  const what = `a ${method} dialog${title === undefined ? '' : ` titled ${printExpectedLine(this, title)}`}`
+  const fits = (c: UICallRecord) =>
+    (title === undefined || matchesText(this, c.args[0], title)) &&
+    (expected === undefined || !('answer' in expected) || matchesValue(this, c.returnValue, expected.answer)) &&
+    (expected?.options === undefined || matchesValue(this, c.options ?? {}, expected.options))
+  const pass = events.uiCallsFor(method).some(fits)
+  const answered = expected !== undefined && 'answer' in expected ? ` answered ${printExpectedLine(this, expected.answer)}` : ''
+  const opened = expected?.options === undefined ? '' : ` with options ${printExpectedLine(this, expected.options)}`
+  const what = `a ${method} dialog${title === undefined ? '' : ` titled ${printExpectedLine(this, title)}`}${opened}${answered}`
   return report(this, {
     matcher: 'toHavePrompted',
-    args: title === undefined ? 'method' : 'method, title',
+    args: expected !== undefined ? 'method, title, { answer, options }' : title === undefined ? 'method' : 'method, title',
     pass,
     expected: `Expected ${what}.`,
     notExpected: `Expected no ${what}.`,

@@ -90,15 +90,20 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
   const capture = blocks.ui?.capture ?? true
   const ui = createMockUI(
     settings.mockUI === false ? false : { ...uiOptions(blocks.ui), ...settings.mockUI },
-    { record: (call) => void (capture && records.ui.push(call)), problem: hooks.report },
+    { record: (call) => void (capture && records.ui.push(call)), widget: (widget) => void (capture && records.widgets.push(widget)), problem: hooks.report },
     uiDefaults(blocks.ui),
   )
 
   return {
     extensionApi(api) {
       realExec ??= api.exec
+      const mocked = overrideApi(api, blocks)
       return {
-        ...overrideApi(api, blocks),
+        ...mocked,
+        appendEntry: (customType, data) => {
+          mocked.appendEntry(customType, data)
+          records.entries.push({ customType, data })
+        },
         exec: (command, args, execOptions) => exec.exec(command, args, execOptions),
         registerTool: (definition) => api.registerTool(instrumentTool(definition as ToolDefinition, instrumentation)),
       }

@@ -1,8 +1,9 @@
 // A recording ExtensionUIContext: dialogs answer from the test's script, every other call is recorded.
 import { currentTheme } from '../pi/index.js'
 import type { ExtensionUIContext, ExtensionUIDialogOptions } from '../pi/types.js'
-import type { UICallRecord } from '../records/records.js'
+import type { UICallRecord, WidgetRecord } from '../records/records.js'
 import type { UiMock } from './spec/types.js'
+import { driveCustom, isCustomKeys, renderWidget } from './ui-custom.js'
 
 /** An answer meaning "the user let the dialog time out"; the dialog must have a `timeout` option. */
 export const TIMEOUT: unique symbol = Symbol.for('vitest-environment-pi:dialog-timeout')
@@ -21,7 +22,11 @@ export interface MockUIOptions {
   select?: DialogScript<string | number | undefined, [title: string, options: string[]]>
   input?: DialogScript<string | undefined, [title: string, placeholder: string | undefined]>
   editor?: DialogScript<string | undefined, [title: string, prefill: string | undefined]>
-  /** What `ctx.ui.custom()` resolves with: a value, or a function of the component factory. */
+  /**
+   * `{ keys: ['down', 'enter'] }` (with `columns`, `rows`; default 80 × 24) runs the component factory with Pi's
+   * TUI and feeds it the keys: its done() answers. Any other value is what `ctx.ui.custom()` resolves with,
+   * without running the factory; a function gets the factory and returns the answer.
+   */
   custom?: unknown
   /** An unscripted dialog is an error instead of being dismissed. */
   strict?: boolean
@@ -48,6 +53,8 @@ export interface DialogDefaults {
 
 export interface MockUIHooks {
   record(call: UICallRecord): void
+  /** A widget was set or cleared (it is also recorded as a `setWidget` call). */
+  widget?(widget: WidgetRecord): void
   /** A scripting mistake: thrown into the extension AND reported to the test, which fails. */
   problem(error: Error): void
 }
@@ -82,6 +89,7 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks,
 
   async function dialog<T>(method: DialogMethod, args: unknown[], opts: ExtensionUIDialogOptions | undefined): Promise<T> {
     const call = record(method, args)
+    if (opts !== undefined) call.options = recordedOptions(opts)
     const settle = (value: unknown) => {
       call.returnValue = value
       return value as T
@@ -128,7 +136,10 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks,
     editor: (title, prefill) => dialog('editor', [title, prefill], undefined),
     async custom(factory, customOptions) {
       const call = record('custom', [factory, customOptions])
-      const value = typeof script.custom === 'function' ? await (script.custom as (f: unknown) => unknown)(factory) : script.custom
+      let value: unknown
+      if (headless) value = undefined
+      else if (isCustomKeys(script.custom)) value = await driveCustom(factory as never, customOptions, script.custom, call, hooks.problem)
+      else value = typeof script.custom === 'function' ? await (script.custom as (f: unknown) => unknown)(factory) : script.custom
       call.returnValue = value
       return value as never
     },
@@ -142,7 +153,10 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks,
     setWorkingVisible: (visible) => void record('setWorkingVisible', [visible]),
     setWorkingIndicator: (indicator) => void record('setWorkingIndicator', [indicator]),
     setHiddenThinkingLabel: (label) => void record('setHiddenThinkingLabel', [label]),
-    setWidget: (key: string, content: unknown, widgetOptions?: unknown) => void record('setWidget', [key, content, widgetOptions]),
+    setWidget: (key: string, content: unknown, widgetOptions?: unknown) => {
+      record('setWidget', [key, content, widgetOptions])
+      hooks.widget?.(widgetRecord(key, content, widgetOptions))
+    },
     setFooter: (factory) => void record('setFooter', [factory]),
     setHeader: (factory) => void record('setHeader', [factory]),
     setTitle: (title) => void record('setTitle', [title]),
@@ -180,6 +194,18 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks,
 }
 
 const ABORTED = Symbol('aborted')
+
+function widgetRecord(key: string, content: unknown, widgetOptions: unknown): WidgetRecord {
+  const options = widgetOptions === undefined ? {} : { options: { ...(widgetOptions as Record<string, unknown>) } }
+  if (typeof content === 'function') return { key, lines: renderWidget(content as (tui: unknown, theme: unknown) => unknown), component: true, ...options }
+  return { key, lines: content === undefined ? undefined : [...(content as string[])], ...options }
+}
+
+/** A dialog's options as recorded: as passed, an AbortSignal as `signal: true` (a record must compare and snapshot). */
+function recordedOptions(opts: ExtensionUIDialogOptions): Record<string, unknown> {
+  const { signal, ...rest } = opts as ExtensionUIDialogOptions & Record<string, unknown>
+  return signal === undefined ? rest : { ...rest, signal: true }
+}
 
 /** A dialog whose signal aborts resolves as dismissed, as Pi's dialogs do. */
 function abortable<T>(answer: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof ABORTED> {

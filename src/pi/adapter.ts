@@ -5,6 +5,7 @@ import type * as CodingAgent from '@mariozechner/pi-coding-agent'
 import type * as PiAi from '@mariozechner/pi-ai'
 import type { AgentSession, CreateAgentSessionOptions, ExecResult, ExtensionError, ExtensionRunner, ExtensionUIContext, ToolDefinition } from '@mariozechner/pi-coding-agent'
 import type { AssistantMessageEventStream, Context, Model } from '@mariozechner/pi-ai'
+import type { Terminal, TUI } from '@mariozechner/pi-tui'
 import type { PiLineInfo } from './line.js'
 
 /** Pi's exports that keep their names and shapes on every line. */
@@ -52,4 +53,6 @@ export interface PiAdapter {
   execResult(result: { stdout: string; stderr: string; code: number | undefined; killed: boolean }): ExecResult
   /** Puts Pi's process-wide registries back to their built-in state and forgets the theme. */
   resetGlobals(): void
+  /** The TUI this line's interactive mode builds (on `terminal`), from the line's own pi-tui module. */
+  createTui(piTui: Record<string, unknown>, terminal: Terminal): TUI
 }

@@ -5,6 +5,7 @@
 //   session       a real AgentSession with everything in memory
 //   agent         the agent loop: scripted model, tool_call decisions, settling
 //   extensions    the extension runner: UI binding, events, shutdown
+//   tui           Pi's terminal UI on a terminal in memory, for the components extensions show
 //   types         Pi's types, from whichever line the user installed
 export type { ScriptedModel } from './adapter.js'
 export type { PiLineInfo } from './line.js'
@@ -22,3 +23,4 @@ export {
 export { SCRIPTED_MODEL, createPiSession, type PiSessionOptions, type PiSessionResult } from './session.js'
 export { replaceModel, createMessageStream, watchToolCallDecisions, trackSettling, type ToolCallDecision } from './agent.js'
 export { bindSession, emitShutdown, emitExtensionEvent, type UIBinding } from './extensions.js'
+export { openScreen, preloadTui, screenNow, type ComponentScreen, type Frame, type MountOptions, type ScreenSize } from './tui.js'

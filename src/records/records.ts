@@ -34,6 +34,34 @@ export interface UICallRecord {
   returnValue?: unknown
   /** True when nothing scripted the dialog and the mock spec's ui block default answered it (confirm_default, dialog_default). */
   defaulted?: true
+  /** A dialog's options as the extension passed them (`timeout`, …), `signal: true` standing for an AbortSignal; absent when none were passed. */
+  options?: Record<string, unknown>
+  /** `custom()` driven by keys: what the component showed, once mounted and after each key. */
+  frames?: CustomFrame[]
+}
+
+/** One screen of a `ctx.ui.custom()` component, as the terminal shows it, styles removed. */
+export interface CustomFrame {
+  /** The key fed just before (as scripted, e.g. `'down'`); absent for the first frame. */
+  after?: string
+  lines: string[]
+}
+
+/** A widget as the extension last set it under its key (`ctx.ui.setWidget`). */
+export interface WidgetRecord {
+  key: string
+  /** The lines set; `undefined` when the widget was cleared; for a component factory, the lines it rendered. */
+  lines: string[] | undefined
+  /** Set by a component factory `(tui, theme) => Component` rather than by lines. */
+  component?: true
+  /** The widget's options (`placement`), when given. */
+  options?: Record<string, unknown>
+}
+
+/** A custom entry the extension appended to the session (`pi.appendEntry`). */
+export interface AppendedEntryRecord {
+  customType: string
+  data: unknown
 }
 
 export interface ModelRequestRecord {
@@ -92,6 +120,10 @@ export class SessionRecords {
   readonly exec: ExecCallRecord[] = []
   readonly http: HttpCallRecord[] = []
   readonly extensionErrors: ExtensionErrorRecord[] = []
+  /** Every `ctx.ui.setWidget` call, in order (also in `ui`). */
+  readonly widgets: WidgetRecord[] = []
+  /** Every `pi.appendEntry` call that Pi accepted, in order. */
+  readonly entries: AppendedEntryRecord[] = []
 
   toolCallsFor(name: string): ToolCallRecord[] {
     return this.toolCalls.filter((call) => call.toolName === name)

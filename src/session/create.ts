@@ -6,7 +6,7 @@ import { fireSequence } from '../mocks/events.js'
 import { openMocks, type SessionMocks } from '../mocks/open.js'
 import { seedSession } from '../mocks/session-state.js'
 import { Playbook } from '../model/playbook.js'
-import { bindSession, createPiSession, emitExtensionEvent, emitShutdown, replaceModel, trackSettling } from '../pi/index.js'
+import { bindSession, createPiSession, emitExtensionEvent, emitShutdown, preloadTui, replaceModel, trackSettling } from '../pi/index.js'
 import type { AgentSession, Model } from '../pi/types.js'
 import { Recorder } from '../records/recorder.js'
 import { SessionRecords, type ExtensionErrorRecord } from '../records/records.js'
@@ -120,6 +120,8 @@ function scriptModel(pi: AgentSession, model: Model<string>, recorder: Recorder)
  * does: abort, `session_shutdown`, dispose. A handler's crash is recorded.
  */
 async function bindExtensions(pi: AgentSession, mocks: SessionMocks, recorder: Recorder, activity: SessionActivity, stack: DisposerStack) {
+  // A widget factory renders when it is set, from session_start on: Pi's TUI modules must be loaded by then.
+  if (!mocks.headless) await preloadTui()
   await bindSession(pi, { ui: mocks.ui, headless: mocks.headless, onError: (error) => recorder.extensionError(error) })
   stack.defer(() => emitShutdown(pi))
   stack.defer(() => stopAgent(pi, activity))

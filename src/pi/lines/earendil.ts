@@ -132,5 +132,8 @@ export function createAdapter(line: PiLineInfo): PiAdapter {
       resetApiProviders()
       for (const key of THEME_KEYS) delete (globalThis as Record<symbol, unknown>)[key]
     },
+    // 1.x's interactive mode builds the main-screen TUI unless the user asks for fullscreen.
+    createTui: (piTui, terminal) =>
+      new (piTui as unknown as typeof import('@earendil-works/pi-tui')).TuiMainScreen(terminal as never) as unknown as ReturnType<PiAdapter['createTui']>,
   }
 }

@@ -75,5 +75,6 @@ export function createAdapter(line: PiLineInfo): PiAdapter {
       resetOAuthProviders()
       delete (globalThis as Record<symbol, unknown>)[THEME_KEY]
     },
+    createTui: (piTui, terminal) => new (piTui as typeof import('@mariozechner/pi-tui')).TUI(terminal),
   }
 }

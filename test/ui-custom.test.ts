@@ -1,0 +1,163 @@
+// ctx.ui.custom() driven by keys: the extension's own component runs with Pi's TUI, theme and keybindings,
+// and its done() answers. Pi's example question.ts as the running line ships it.
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
+import { matchesKey, parseKey, SelectList, Text, type SelectItem } from '@mariozechner/pi-tui'
+import { calls, createTestSession, says, when, type MockUIOptions, type TestSession } from '../src/index.js'
+import { keystrokes } from '../src/mocks/keys.js'
+import { PI_LINE } from '../src/pi/index.js'
+
+const QUESTION = join(PI_LINE.packageDir, 'examples/extensions/question.ts')
+const asks = calls('question', { question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite', description: 'a file' }] })
+
+let t: TestSession | undefined
+afterEach(async () => {
+  await t?.dispose()
+  t = undefined
+})
+
+/** Registers `/pick`, which shows `factory` with ctx.ui.custom() and notifies what it resolved with. */
+function picker(factory: unknown, options?: object) {
+  return (pi: ExtensionAPI) =>
+    pi.registerCommand('pick', {
+      handler: async (_args, ctx) => ctx.ui.notify(`picked: ${JSON.stringify(await ctx.ui.custom(factory as never, options as never))}`),
+    })
+}
+const picked = () => t!.events.uiCallsFor('notify').map((c) => c.args[0])
+
+describe("Pi's question.ts, driven by keys", () => {
+  it('renders the question, moves down, and the component answers with the option it shows', async () => {
+    t = await createTestSession({ extensions: [QUESTION], mockUI: { custom: { keys: ['down', 'enter'], columns: 60 } } })
+    await t.run(when('set up the app', [asks, says('SQLite it is.')]))
+
+    expect(t).toHaveToolResult('question', { text: 'User selected: 2. SQLite', details: { answer: 'SQLite', wasCustom: false } })
+    const [call] = t.events.uiCallsFor('custom')
+    expect(call!.returnValue).toEqual({ answer: 'SQLite', wasCustom: false, index: 2 })
+    expect(call!.frames!.map((f) => f.after)).toEqual([undefined, 'down'])
+    // The first frame: the question and its options, the first one selected; then the second.
+    expect(call!.frames![0]!.lines).toEqual(expect.arrayContaining([' Which database?', '> 1. Postgres', '  2. SQLite', '     a file']))
+    expect(call!.frames![1]!.lines).toEqual(expect.arrayContaining(['  1. Postgres', '> 2. SQLite']))
+    expect(call!.frames![0]!.lines[0]).toBe('─'.repeat(60))
+    expect(t).toHaveRendered('> 2. SQLite')
+    expect(t).not.toHaveRendered('> 3. Type something.')
+  })
+
+  it('types a custom answer into Pi\'s own Editor component', async () => {
+    t = await createTestSession({ extensions: [QUESTION], mockUI: { custom: { keys: ['down', 'down', 'enter', { text: 'MySQL' }, 'enter'] } } })
+    await t.run(when('set up the app', [asks, says('MySQL it is.')]))
+
+    expect(t).toHaveToolResult('question', { text: 'User wrote: MySQL', details: { answer: 'MySQL', wasCustom: true } })
+    expect(t).toHaveRendered(/Your answer:/)
+    expect(t.events.uiCallsFor('custom')[0]!.frames!.map((f) => f.after)).toEqual([undefined, 'down', 'down', 'enter', '"MySQL"'])
+  })
+
+  it('escape cancels: the component answers null', async () => {
+    t = await createTestSession({ extensions: [QUESTION], mockUI: { custom: { keys: ['escape'] } } })
+    await t.run(when('set up the app', [asks, says('Cancelled.')]))
+    expect(t).toHaveToolResult('question', { text: 'User cancelled the selection' })
+  })
+
+  it('a plain scripted value still answers without running the component', async () => {
+    t = await createTestSession({ extensions: [QUESTION], mockUI: { custom: { answer: 'Postgres', wasCustom: false, index: 1 } } })
+    await t.run(when('set up the app', [asks, says('Postgres.')]))
+    expect(t).toHaveToolResult('question', { text: 'User selected: 1. Postgres' })
+    expect(t.events.uiCallsFor('custom')[0]).not.toHaveProperty('frames')
+  })
+})
+
+describe('custom() components', () => {
+  const session = async (factory: (...args: never[]) => unknown, custom: MockUIOptions['custom'], options?: object) => {
+    t = await createTestSession({ extensions: [picker(factory, options)], mockUI: { custom } })
+  }
+
+  it("gets Pi's real TUI, theme and keybindings: pi-tui's SelectList works with the app's keys", async () => {
+    const items: SelectItem[] = [
+      { value: 'a', label: 'Alpha' },
+      { value: 'b', label: 'Beta' },
+    ]
+    await session(
+      ((tui: { requestRender(): void }, theme: { fg(color: string, text: string): string }, _keybindings: unknown, done: (v: unknown) => void) => {
+        const list = new SelectList(items, 5, {
+          selectedPrefix: (s) => theme.fg('accent', s),
+          selectedText: (s) => theme.fg('accent', s),
+          description: (s) => s,
+          scrollInfo: (s) => s,
+          noMatch: (s) => s,
+        })
+        list.onSelect = (item) => done(item.value)
+        list.onSelectionChange = () => tui.requestRender()
+        return list
+      }) as never,
+      { keys: ['down', 'enter'] },
+    )
+    await t!.command('pick')
+    expect(picked()).toEqual(['picked: "b"'])
+    expect(t).toHaveRendered(/→ Beta/)
+  })
+
+  it('an overlay renders at its width and gets the keys', async () => {
+    let handled = false
+    await session(
+      ((_tui: unknown, _theme: unknown, _kb: unknown, done: (v: unknown) => void) => ({
+        render: (width: number) => [`[${'='.repeat(width - 2)}]`],
+        invalidate() {},
+        handleInput: (data: string) => matchesKey(data, 'enter') && done((handled = true)),
+      })) as never,
+      { keys: ['enter'] },
+      { overlay: true, overlayOptions: { width: 20 } },
+    )
+    await t!.command('pick')
+    expect(handled).toBe(true)
+    expect(t!.events.uiCallsFor('custom')[0]!.frames![0]!.lines).toEqual([`[${'='.repeat(18)}]`])
+  })
+
+  it('a factory that throws fails the test, naming the factory and where it threw; the extension sees the throw', async () => {
+    await session(
+      (() => {
+        throw new Error('no terminal for you')
+      }) as never,
+      { keys: ['enter'] },
+    )
+    await expect(t!.command('pick')).rejects.toThrow(/ctx\.ui\.custom\(\): the component factory threw: no terminal for you \(at .*ui-custom\.test\.ts/)
+  })
+
+  it('keys left after done(), and no done() after the last key, fail the test', async () => {
+    const closesOnEnter = ((_tui: unknown, _theme: unknown, _kb: unknown, done: (v: unknown) => void) => ({
+      render: () => ['press enter'],
+      invalidate() {},
+      handleInput: (data: string) => matchesKey(data, 'enter') && done('ok'),
+    })) as never
+    await session(closesOnEnter, { keys: ['enter', 'down', 'x'] })
+    await expect(t!.command('pick')).rejects.toThrow('ctx.ui.custom(): the component called done() after 1 of 3 key(s); left unpressed: down, x')
+    await t!.dispose()
+
+    await session(closesOnEnter, { keys: ['down'] })
+    await expect(t!.command('pick')).rejects.toThrow(/the component did not call done\(\) after 1 key\(s\) \[down\]\. It showed:\n\s+press enter/)
+  })
+
+  it('a line wider than the terminal fails the test, as Pi\'s TUI stops on it', async () => {
+    await session((() => new Text('x'.repeat(30), 0, 0)) as never, { keys: [], columns: 20 })
+    // Text wraps to the width: fine. A raw component that does not is refused.
+    await expect(t!.command('pick')).rejects.toThrow('did not call done()')
+    await t!.dispose()
+    await session((() => ({ render: () => ['y'.repeat(30)], invalidate() {} })) as never, { keys: ['enter'], columns: 20 })
+    await expect(t!.command('pick')).rejects.toThrow("line 1 the component rendered is 30 columns wide, wider than the terminal's 20")
+  })
+
+  it('a name that is not a key is an error naming the entry', async () => {
+    await session((() => ({ render: () => [], invalidate() {} })) as never, { keys: ['dwon'] })
+    await expect(t!.command('pick')).rejects.toThrow('mockUI.custom.keys[0]: "dwon" is not a key. Use a pi-tui key id')
+  })
+})
+
+describe('keystrokes', () => {
+  it.each(['up', 'down', 'left', 'right', 'enter', 'escape', 'tab', 'space', 'backspace', 'delete', 'home', 'end', 'pageUp', 'pageDown', 'f1', 'f5', 'f12', 'ctrl+c', 'ctrl+a', 'alt+x', 'shift+tab', 'ctrl+left', 'shift+up', 'alt+right', 'x', '/'])(
+    "%s is what pi-tui's parser reads back",
+    (key) => {
+      const [bytes] = keystrokes(key, 'k')
+      expect(matchesKey(bytes!, key as never)).toBe(true)
+      expect(parseKey(bytes!)).toBeDefined()
+    },
+  )
+})
