@@ -99,4 +99,77 @@ describe('matcher messages', () => {
     expect(t).toHaveToolResult('read', { details: { path: './src/a.ts' } })
     expect(t).toHaveExecuted('cat', ['./src/a.ts'])
   })
+
+  it('shows dialogs with their options and answers, blocked calls by params, widgets, entries and frames', async () => {
+    const t = await createTestSession({
+      extensions: [
+        (pi) => {
+          pi.on('tool_call', () => ({ block: true, reason: 'no' }))
+          pi.registerCommand('go', {
+            handler: async (_args, ctx) => {
+              await ctx.ui.select('Pick', ['a', 'b'], { timeout: 5000, signal: new AbortController().signal })
+              ctx.ui.setWidget('todos', ['1. milk'])
+              pi.appendEntry('plan', { step: 1 })
+              await ctx.ui.custom(() => ({ render: () => ['hello'], invalidate() {}, handleInput: () => {} }) as never)
+            },
+          })
+        },
+      ],
+      mockUI: { select: 'b', custom: { keys: [] } },
+      mockTools: { bash: 'ok' },
+    })
+    await t.run(when('go', [calls('bash', { command: 'ls' }), says('done')]))
+    await expect(t.command('go')).rejects.toThrow('did not call done() after 0 key(s)')
+    expect(failureOf(() => expect(t).toHavePrompted('select', 'Pick', { answer: 'a', options: { timeout: 1000 } }))).toBe(
+      [
+        'expect(session).toHavePrompted(method, title, { answer, options })',
+        '',
+        'Expected a select dialog titled "Pick" with options {"timeout": 1000} answered "a".',
+        '',
+        'Calls made:',
+        '  1. select("Pick", ["a", "b"], {"signal": true, "timeout": 5000}) → "b"',
+      ].join('\n'),
+    )
+    expect(failureOf(() => expect(t).toHaveBlocked('bash', { command: 'git status' }, 'no'))).toBe(
+      [
+        'expect(session).toHaveBlocked(name, params, reason)',
+        '',
+        'Expected bash with {"command": "git status"} to be blocked with a reason matching "no".',
+        '',
+        'bash was called 1 time(s), never with matching params:',
+        '  1. bash({"command": "ls"}) [blocked: no]',
+      ].join('\n'),
+    )
+    expect(failureOf(() => expect(t).not.toHaveSetWidget('todos', /milk/))).toBe(
+      [
+        'expect(session).not.toHaveSetWidget(key, lines)',
+        '',
+        'Expected no widget "todos" set with /milk/.',
+        '',
+        'Widgets set:',
+        '  1. todos: ["1. milk"]',
+      ].join('\n'),
+    )
+    expect(failureOf(() => expect(t).toHaveAppendedEntry('plan', { step: 2 }))).toBe(
+      [
+        'expect(session).toHaveAppendedEntry(customType, data)',
+        '',
+        'Expected pi.appendEntry of an entry "plan" with data {"step": 2}.',
+        '',
+        'Appended:',
+        '  1. plan: {"step": 1}',
+      ].join('\n'),
+    )
+    expect(failureOf(() => expect(t).toHaveRendered('bye'))).toBe(
+      [
+        'expect(session).toHaveRendered(text)',
+        '',
+        'Expected a line of a custom() component to match "bye".',
+        '',
+        'Frames:',
+        '  1. custom #1, first frame:',
+        '       "hello"',
+      ].join('\n'),
+    )
+  })
 })
