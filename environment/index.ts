@@ -8,7 +8,7 @@ export { test, type PiFixtures } from './fixture.js'
 export type { PiEnvironmentOptions } from './defaults.js'
 export type { PiSandboxConfig, PiGlobalSetupOptions, ProvidedScripts, ProvidedSandbox } from './provided.js'
 export { piSerializer } from './serializer.js'
-export type { PiMatchers, ExpectedToolResult, TextMatcher, DialogMethod } from '../matchers/index.js'
+export type { PiMatchers, ExpectedToolResult, TextMatcher, DialogMethod, ExpectedDialog, NotifyLevel } from '../matchers/index.js'
 export {
   calls,
   says,
@@ -26,6 +26,8 @@ export {
   type TestSessionOptions,
   type MockUIOptions,
   type DialogScript,
+  type CustomKeys,
+  type KeyInput,
   type MockToolHandler,
   type MockToolResult,
   type MockPi,
@@ -35,6 +37,9 @@ export {
   type ToolCallRecord,
   type ToolResultRecord,
   type UICallRecord,
+  type CustomFrame,
+  type WidgetRecord,
+  type AppendedEntryRecord,
   type ModelRequestRecord,
   type ExtensionErrorRecord,
   type SessionRecords,

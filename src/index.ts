@@ -2,10 +2,14 @@
 export { createTestSession, type TestSession, type TestSessionOptions } from './session/create.js'
 export { calls, says, thinks, parallel, fails, when, type Action, type Turn, type ToolCallAction, type ToolParams } from './model/script.js'
 export { TIMEOUT, type MockUIOptions, type DialogScript } from './mocks/ui.js'
+export type { CustomKeys } from './mocks/ui-custom.js'
+export type { KeyInput } from './mocks/keys.js'
 export type { MockToolHandler, MockToolResult } from './mocks/tools.js'
 export { setModuleLoader, type ModuleLoader } from './session/module-loader.js'
 export { settleTempDirs } from './isolation/temp-dirs.js'
 export type {
+  AppendedEntryRecord,
+  CustomFrame,
   ExecCallRecord,
   ExtensionErrorRecord,
   HttpCallRecord,
@@ -14,6 +18,7 @@ export type {
   ToolCallRecord,
   ToolResultRecord,
   UICallRecord,
+  WidgetRecord,
 } from './records/records.js'
 export { createMockPi, type MockPi, type MockPiCall, type MockPiResponder, type MockPiResponse } from './project/mock-pi.js'
 export {

@@ -23,8 +23,18 @@ expect(t).toHaveCalledToolTimes('bash', '2')
 expect(t).toHavePrompted('notify')
 // @ts-expect-error isError is a boolean
 expect(t).toHaveToolResult('read', { isError: 'yes' })
-// @ts-expect-error notify levels are info, warning, error
-expect(t).toHaveNotified('x', 'debug')
+// Any level an extension passes is accepted; a level is a string.
+expect(t).toHaveNotified('x', 'success')
+// @ts-expect-error a level is a string
+expect(t).toHaveNotified('x', 2)
+expect(t).toHaveBlocked('bash', { command: expect.stringContaining('clean') }, /not allowed/)
+expect(t).toHavePrompted('select', 'Pick', { answer: 'b', options: { timeout: 1000, signal: true } })
+expect(t).toHaveSetWidget('todos', ['a'])
+expect(t).toHaveRendered(/> 2/)
+expect(t).toHaveAppendedEntry('plan', { step: 1 })
+expect({ s: t }).toEqual({ s: expect.toHaveSetWidget('todos', undefined) })
+// @ts-expect-error the widget key is a string
+expect(t).toHaveSetWidget(1)
 
 // The matchers register with expect.extend as Vitest's own (Vitest 4 and 5 declare its parameter differently,
 // so the package does not type it).
