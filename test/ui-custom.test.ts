@@ -145,9 +145,23 @@ describe('custom() components', () => {
     await expect(t!.command('pick')).rejects.toThrow("line 1 the component rendered is 30 columns wide, wider than the terminal's 20")
   })
 
-  it('a name that is not a key is an error naming the entry', async () => {
-    await session((() => ({ render: () => [], invalidate() {} })) as never, { keys: ['dwon'] })
-    await expect(t!.command('pick')).rejects.toThrow('mockUI.custom.keys[0]: "dwon" is not a key. Use a pi-tui key id')
+  it('a name that is not a key, or a bad size, is an error naming the entry', async () => {
+    const bare = { extensions: [picker(() => ({ render: () => [], invalidate() {} }))] }
+    await expect(createTestSession({ ...bare, mockUI: { custom: { keys: ['down', 'dwon'] } } })).rejects.toThrow(
+      'createTestSession: option "mockUI.custom.keys[1]" must be a pi-tui key id ("down", "enter", "ctrl+c", a character) or { text }, got "dwon"',
+    )
+    await expect(createTestSession({ ...bare, mockUI: { custom: { keys: [], columns: 0 } } })).rejects.toThrow(
+      'option "mockUI.custom.columns" must be a whole number of character cells (1 or more), got 0',
+    )
+    // The mock spec's ui block is checked by its schema, which leaves answers free: the key fails when pressed.
+    t = await createTestSession({ ...bare, mocks: { ui: { responses: { custom: { keys: ['dwon'] } } } } })
+    await expect(t.command('pick')).rejects.toThrow('mockUI.custom.keys[0]: "dwon" is not a key. Use a pi-tui key id')
+  })
+
+  it("the mock spec's ui block drives a component too", async () => {
+    t = await createTestSession({ extensions: [QUESTION], mocks: { ui: { responses: { custom: { keys: ['down', 'enter'] } } } } })
+    await t.run(when('set up the app', [asks, says('SQLite.')]))
+    expect(t).toHaveToolResult('question', { text: 'User selected: 2. SQLite' })
   })
 })
 

@@ -4,6 +4,24 @@
 /** A key to press (a pi-tui key id: `'down'`, `'enter'`, `'ctrl+c'`, `'x'`) or text to type, one key per character. */
 export type KeyInput = string | { text: string }
 
+/** `mockUI.custom` that runs the component instead of answering for it. */
+export interface CustomKeys {
+  /** Pressed in order, each on a later turn of the event loop, as a person types. */
+  keys: KeyInput[]
+  /** The terminal's size; default 80 × 24. */
+  columns?: number
+  rows?: number
+}
+
+const SCRIPT_FIELDS = new Set(['keys', 'columns', 'rows'])
+
+/** `{ keys: [...] }` (with `columns`, `rows`): any other value is what custom() resolves with, as before. */
+export function isCustomKeys(value: unknown): value is CustomKeys {
+  return (
+    typeof value === 'object' && value !== null && Array.isArray((value as CustomKeys).keys) && Object.keys(value).every((key) => SCRIPT_FIELDS.has(key))
+  )
+}
+
 const NAMED: Record<string, string> = {
   escape: '\x1b',
   esc: '\x1b',

@@ -4,28 +4,14 @@
 import { openScreen, screenNow, type ComponentScreen, type Frame, type MountOptions } from '../pi/index.js'
 import type { CustomFrame, UICallRecord } from '../records/records.js'
 import { messageOf } from '../shared/errors.js'
-import { describeKey, keystrokes, type KeyInput } from './keys.js'
+import { describeKey, keystrokes, type CustomKeys, type KeyInput } from './keys.js'
 
-/** `mockUI.custom` that runs the component instead of answering for it. */
-export interface CustomKeys {
-  /** Pressed in order, each on a later turn of the event loop, as a person types. */
-  keys: KeyInput[]
-  /** The terminal's size; default 80 × 24. */
-  columns?: number
-  rows?: number
-}
+export { isCustomKeys, type CustomKeys } from './keys.js'
+
 
 type Factory = (tui: unknown, theme: unknown, keybindings: unknown, done: (result: unknown) => void) => unknown
 type Mounted = Parameters<ComponentScreen['mount']>[0] & { dispose?(): void }
 
-const SIZE_KEYS = new Set(['keys', 'columns', 'rows'])
-
-/** `{ keys: [...] }` (with `columns`, `rows`): any other value is what custom() resolves with, as before. */
-export function isCustomKeys(value: unknown): value is CustomKeys {
-  return (
-    typeof value === 'object' && value !== null && Array.isArray((value as CustomKeys).keys) && Object.keys(value).every((key) => SIZE_KEYS.has(key))
-  )
-}
 
 // After the last key, done() may still come from the component's own promise work (not from a timer).
 const SETTLE_TURNS = 10

@@ -7,6 +7,7 @@ import type { MockSpec } from '../mocks/spec/types.js'
 import type { ExtensionFactory } from '../pi/types.js'
 import type { ModuleLoader } from './module-loader.js'
 import { closestName, describeReceived } from '../shared/errors.js'
+import { isCustomKeys, keystrokes, type KeyInput } from '../mocks/keys.js'
 
 export interface TestSessionOptions {
   /** Extension files (resolved against `root`) or inline factories `(pi) => void`. */
@@ -133,12 +134,28 @@ function dialog(answer: string, isAnswer: (value: unknown) => boolean): Check {
   }
 }
 
+const isKey = (value: unknown) => {
+  try {
+    keystrokes(value as KeyInput, '')
+    return true
+  } catch {
+    return false
+  }
+}
+const screenSize = is('a whole number of character cells (1 or more)', (v) => Number.isInteger(v) && (v as number) >= 1)
+const customKeys = fields('{ keys, columns, rows }', {
+  keys: listOf('an array of keys', is('a pi-tui key id ("down", "enter", "ctrl+c", a character) or { text }', isKey)),
+  columns: screenSize,
+  rows: screenSize,
+})
+
 const mockUI = fields('an object of dialog answers, or false', {
   confirm: dialog('a boolean', (v) => typeof v === 'boolean'),
   select: dialog("an option's text or index", (v) => v === undefined || isString(v) || typeof v === 'number'),
   input: dialog('a string', (v) => v === undefined || isString(v)),
   editor: dialog('a string', (v) => v === undefined || isString(v)),
-  custom: () => undefined,
+  // Any value answers custom(); `{ keys }` runs the component, so its keys and size are checked.
+  custom: (value: unknown, path: string) => (isCustomKeys(value) ? customKeys(value, path) : undefined),
   strict: is('a boolean', (v) => typeof v === 'boolean'),
   editorText: is('a string', isString),
 })
