@@ -1,6 +1,5 @@
 // The session fixture, for users who prefer fixtures: test('...', async ({ session }) => ...).
-import { test as base, type TestAPI } from 'vitest'
-import { getCurrentSuite } from 'vitest/suite'
+import { test as base, TestRunner, type TestAPI } from 'vitest'
 import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
 import { isObject } from '../src/session/options.js'
 import { withDefaults } from './defaults.js'
@@ -62,7 +61,7 @@ function overrideMerging(api: TestAPI<PiFixtures>, args: unknown[]): unknown {
   const given = isObject(first) && isObject(first.sessionOptions) ? first.sessionOptions : first === 'sessionOptions' && args.length === 2 && isObject(second) ? second : undefined
   if (given === undefined) return Reflect.apply(api.override, api, args)
   // The suite being collected; at a file's top level, the file.
-  const collector = getCurrentSuite() as unknown as { suite?: SuiteTask; file: SuiteTask }
+  const collector = TestRunner.getCurrentSuite() as unknown as { suite?: SuiteTask; file: SuiteTask }
   const task = collector.suite ?? collector.file
   // Outside collection (no suite to key by), an override replaces, as Vitest's own does.
   if (typeof task !== 'object' || task === null) return Reflect.apply(api.override, api, args)
