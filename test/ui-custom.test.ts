@@ -9,6 +9,7 @@ import { keystrokes } from '../src/mocks/keys.js'
 import { PI_LINE } from '../src/pi/index.js'
 
 const QUESTION = join(PI_LINE.packageDir, 'examples/extensions/question.ts')
+const SNAKE = join(PI_LINE.packageDir, 'examples/extensions/snake.ts')
 const asks = calls('question', { question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite', description: 'a file' }] })
 
 let t: TestSession | undefined
@@ -63,6 +64,22 @@ describe("Pi's question.ts, driven by keys", () => {
     await t.run(when('set up the app', [asks, says('Postgres.')]))
     expect(t).toHaveToolResult('question', { text: 'User selected: 1. Postgres' })
     expect(t.events.uiCallsFor('custom')[0]).not.toHaveProperty('frames')
+  })
+})
+
+describe("Pi's snake.ts, a game on a timer", () => {
+  it('saves the game on Escape into the session, and the next /snake starts paused from it', async () => {
+    t = await createTestSession({ extensions: [SNAKE], mockUI: { custom: { keys: ['up', 'escape'] } } })
+    await t.command('snake')
+    expect(t).toHaveRendered(/SNAKE │ Score: 0 │ High: 0/)
+    expect(t).toHaveRendered('ESC pause')
+    expect(t).toHaveAppendedEntry('snake-save', { score: 0, gameOver: false })
+
+    // Resumed from the saved entry: paused until a key; "up" resumes, Escape saves again.
+    await t.command('snake')
+    const [, second] = t.events.uiCallsFor('custom')
+    expect(second!.frames![0]!.lines).toContainEqual(expect.stringContaining('PAUSED Press any key to continue'))
+    expect(t.events.entries).toHaveLength(2)
   })
 })
 
