@@ -5,14 +5,14 @@ import { requireReceived } from './receiver.js'
 import { report, type MatcherOutcome } from './report.js'
 import { matchesText, matchesValue, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
 
-export const describeUI = (state: MatcherState) => (call: UICallRecord) => {
+const describeUI = (state: MatcherState) => (call: UICallRecord) => {
   const answer = 'returnValue' in call ? ` → ${printReceivedLine(state, call.returnValue)}` : ''
   const args = [...call.args, ...(call.options ? [call.options] : [])]
   // A default of the mock spec's ui block answered, not the test's script: easy to mistake for the user's choice.
   return `${call.method}(${args.map((a) => printReceivedLine(state, a)).join(', ')})${answer}${call.defaulted ? ' (mocks.ui default)' : ''}`
 }
 
-export function listOf(state: MatcherState, calls: UICallRecord[], what: string): string {
+function listOf(state: MatcherState, calls: UICallRecord[], what: string): string {
   return calls.length === 0 ? `There was no ${what}.` : `Calls made:\n${numbered(calls.map(describeUI(state)))}`
 }
 
