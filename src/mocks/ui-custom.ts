@@ -6,12 +6,8 @@ import type { CustomFrame, UICallRecord } from '../records/records.js'
 import { messageOf } from '../shared/errors.js'
 import { describeKey, keystrokes, type CustomKeys, type KeyInput } from './keys.js'
 
-export { isCustomKeys, type CustomKeys } from './keys.js'
-
-
 type Factory = (tui: unknown, theme: unknown, keybindings: unknown, done: (result: unknown) => void) => unknown
 type Mounted = Parameters<ComponentScreen['mount']>[0] & { dispose?(): void }
-
 
 // After the last key, done() may still come from the component's own promise work (not from a timer).
 const SETTLE_TURNS = 10

@@ -3,7 +3,8 @@ import { currentTheme } from '../pi/index.js'
 import type { ExtensionUIContext, ExtensionUIDialogOptions } from '../pi/types.js'
 import type { UICallRecord, WidgetRecord } from '../records/records.js'
 import type { UiMock } from './spec/types.js'
-import { driveCustom, isCustomKeys, renderWidget } from './ui-custom.js'
+import { isCustomKeys } from './keys.js'
+import { driveCustom, renderWidget } from './ui-custom.js'
 
 /** An answer meaning "the user let the dialog time out"; the dialog must have a `timeout` option. */
 export const TIMEOUT: unique symbol = Symbol.for('vitest-environment-pi:dialog-timeout')
