@@ -1,3 +1,5 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { calls, createTestSession, says, when, type TestSession } from '../src/index.js'
@@ -53,16 +55,45 @@ describe('choosing the Pi line', () => {
 })
 
 describe("each Pi entry point under either line's name", () => {
-  it("maps the other line's names to the running line, and pi-ai's root to Pi 1.x's extension view", () => {
-    const onCurrent = piLineAliases({ ...earendil, packageDir: join(process.cwd(), 'node_modules/@earendil-works/pi-coding-agent') })
+  // An installed 1.x line in a temp dir: the coding agent, with or without pi-ai's extension view, and pi-ai,
+  // with or without a compat entry.
+  function installed1x({ view, compat }: { view: boolean; compat: boolean }): PiLineInfo {
+    const root = mkdtempSync(join(tmpdir(), 'pi-line-'))
+    cleanup.push(() => rmSync(root, { recursive: true, force: true }))
+    const agent = join(root, 'node_modules/@earendil-works/pi-coding-agent')
+    mkdirSync(join(agent, 'dist/core/extensions'), { recursive: true })
+    writeFileSync(join(agent, 'package.json'), '{}')
+    if (view) writeFileSync(join(agent, 'dist/core/extensions/pi-ai-extension-view.js'), '')
+    mkdirSync(join(root, 'node_modules/@earendil-works/pi-ai'))
+    const exports = { '.': './dist/index.js', ...(compat ? { './compat': './dist/compat.js' } : {}) }
+    writeFileSync(join(root, 'node_modules/@earendil-works/pi-ai/package.json'), JSON.stringify({ exports }))
+    return { ...earendil, packageDir: agent }
+  }
+  const cleanup: (() => void)[] = []
+  afterEach(() => cleanup.splice(0).forEach((remove) => remove()))
+
+  it("maps the other line's names to the running line, and pi-ai's root to what Pi's loader gives extensions", () => {
+    const onCurrent = piLineAliases(installed1x({ view: true, compat: true }))
     expect(onCurrent['@mariozechner/pi-coding-agent']).toBe('@earendil-works/pi-coding-agent')
     expect(onCurrent['@mariozechner/pi-ai/models']).toBe('@earendil-works/pi-ai/models')
     expect(onCurrent['@mariozechner/pi-ai']).toMatch(/@earendil-works\/pi-coding-agent\/dist\/core\/extensions\/pi-ai-extension-view\.js$/)
     expect(onCurrent['@earendil-works/pi-ai']).toBe(onCurrent['@mariozechner/pi-ai'])
+    expect(onCurrent['@earendil-works/pi-ai/compat']).toBe(onCurrent['@mariozechner/pi-ai'])
     expect(onCurrent['@earendil-works/pi-coding-agent']).toBeUndefined()
     const onOld = piLineAliases({ ...mariozechner, packageDir: join(process.cwd(), 'node_modules/@mariozechner/pi-coding-agent') })
     expect(onOld).toMatchObject({ '@earendil-works/pi-coding-agent': '@mariozechner/pi-coding-agent', '@earendil-works/pi-ai': '@mariozechner/pi-ai' })
     expect(onOld['@mariozechner/pi-ai']).toBeUndefined()
+  })
+
+  it("maps pi-ai's root to its compat entry before the extension view (0.80 to 1.4), and to itself before that", () => {
+    const withCompat = piLineAliases(installed1x({ view: false, compat: true }))
+    expect(withCompat['@mariozechner/pi-ai']).toBe('@earendil-works/pi-ai/compat')
+    expect(withCompat['@earendil-works/pi-ai']).toBe('@earendil-works/pi-ai/compat')
+    expect(withCompat['@mariozechner/pi-ai/compat']).toBe('@earendil-works/pi-ai/compat')
+    expect(withCompat['@earendil-works/pi-ai/compat']).toBeUndefined()
+    const plain = piLineAliases(installed1x({ view: false, compat: false }))
+    expect(plain['@mariozechner/pi-ai']).toBe('@earendil-works/pi-ai')
+    expect(plain['@earendil-works/pi-ai']).toBeUndefined()
   })
 })
 

@@ -2,7 +2,7 @@
 // This module only reads package.json files; the chosen line's adapter is the one that imports Pi.
 import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { dirname, isAbsolute, join } from 'node:path'
 
 export interface PiLineInfo {
   /** The npm scope of the line's packages. */
@@ -91,22 +91,38 @@ export function choosePiLine(found: PiLineInfo[], forced?: string, node = proces
   throw new Error(`No installed Pi runs on Node ${node}: ${needs}. ${HINT}`)
 }
 
-// Since 0.80 Pi gives extensions, for pi-ai's root and compat entries, a view with the old global API
-// and TypeBox's re-exports, so that extensions written for 0.73 keep working.
+// What Pi's own loader gives an extension for pi-ai's root and compat entries: since 1.5 a view with the
+// old global API and TypeBox's re-exports (a file of the coding agent); from 0.80, when pi-ai split its
+// old global API into a compat entry, that entry; before, pi-ai's root itself.
 const PI_AI_EXTENSION_VIEW = 'dist/core/extensions/pi-ai-extension-view.js'
+
+function piAiRootFor(line: PiLineInfo): string {
+  const view = join(line.packageDir, PI_AI_EXTENSION_VIEW)
+  if (existsSync(view)) return view
+  const piAi = `${line.scope}/pi-ai`
+  // pi-ai as the coding agent finds it: beside it, or in its own node_modules.
+  for (const dir of createRequire(join(line.packageDir, 'package.json')).resolve.paths(piAi) ?? []) {
+    const file = join(dir, piAi, 'package.json')
+    if (!existsSync(file)) continue
+    const { exports } = JSON.parse(readFileSync(file, 'utf8')) as { exports?: Record<string, unknown> }
+    return exports?.['./compat'] === undefined ? piAi : `${piAi}/compat`
+  }
+  return piAi
+}
 
 /**
  * Each Pi entry point, under either line's name, mapped to what Pi's own loader gives an extension on
- * the running line: its package name (or, for pi-ai's extension view, its file). Entries that already
- * name themselves are left out.
+ * the running line: its package name (or, for pi-ai's root, what piAiRootFor says). Entries that
+ * already name themselves are left out.
  */
 export function piLineAliases(line: PiLineInfo): Record<string, string> {
-  const view = join(line.packageDir, PI_AI_EXTENSION_VIEW)
-  const hasView = existsSync(view)
+  const piAiRoot = piAiRootFor(line)
   const aliases: Record<string, string> = {}
   for (const scope of PI_SCOPES) {
     for (const entry of PI_CORE_ENTRIES) {
-      const target = hasView && (entry === 'pi-ai' || entry === 'pi-ai/compat') ? view : `${line.scope}/${entry}`
+      // The view stands for the compat entry too; a compat entry stands only for the root.
+      const viewed = entry === 'pi-ai' || (entry === 'pi-ai/compat' && isAbsolute(piAiRoot))
+      const target = viewed ? piAiRoot : `${line.scope}/${entry}`
       if (target !== `${scope}/${entry}`) aliases[`${scope}/${entry}`] = target
     }
   }
