@@ -118,4 +118,27 @@ describe('exec and HTTP mocks', () => {
     expect(t.events.http[0]).toMatchObject({ answeredBy: 'refused', url: 'https://api.weather.test/v1/now?city=Oslo' })
     expect(t).toHaveToolResult('weather', { isError: true, text: 'fetch failed' })
   })
+
+  it("answers a killed command in the shape the running Pi's own exec gives", async () => {
+    // pi.exec's result changed within Pi 1.x (`truncated` since 1.5, 128 + signal since 1.6): the mock follows Pi.
+    const napper = (pi: ExtensionAPI) =>
+      pi.registerTool({
+        name: 'nap',
+        label: 'Nap',
+        description: 'Sleeps, but not for long',
+        parameters: Type.Object({}),
+        execute: async () => ({ content: [{ type: 'text', text: 'woke' }], details: await pi.exec('sleep', ['5'], { timeout: 50 }) }),
+      })
+    const napResult = async (options: Parameters<typeof createTestSession>[0]) => {
+      t = await createTestSession({ extensions: [napper], ...options })
+      await t.run(when('nap', [calls('nap', {}), says('ok')]))
+      const details = t.events.toolResultsFor('nap')[0]!.details
+      await t.dispose()
+      return details
+    }
+    const real = await napResult({ unhandled: 'bypass' })
+    const mocked = await napResult({ mocks: { exec: { rules: [{ match: { cmd_exact: 'sleep' }, result: { killed: true } }] } } })
+    expect(real).toMatchObject({ killed: true, code: KILLED_CODE })
+    expect(mocked).toEqual(real)
+  })
 })

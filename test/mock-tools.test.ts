@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
 import { calls, createTestSession, says, when, type TestSession } from '../src/index.js'
-import { CURRENT_LINE } from './support/pi-line.js'
+import { POWERSHELL } from './support/pi-line.js'
 
 /** Counts every tool_call and tool_result hook, and owns a tool that can fail on its own. */
 function hookCounter(counts: Record<string, number>) {
@@ -72,7 +72,7 @@ describe('mockTools', () => {
 
   it('rejects a mockTools name that matches no tool, listing the known ones', async () => {
     await expect(createTestSession({ extensions: [hookCounter({})], mockTools: { bsah: 'typo' } })).rejects.toThrow(
-      `mockTools names no tool: "bsah". Known tools: bash, edit, find, grep, lookup, ls, ${CURRENT_LINE ? 'powershell, ' : ''}read, write`,
+      `mockTools names no tool: "bsah". Known tools: bash, edit, find, grep, lookup, ls, ${POWERSHELL}read, write`,
     )
   })
 

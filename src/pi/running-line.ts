@@ -11,7 +11,7 @@ export const PI_LINE = findPiLine()
 const { createAdapter } = PI_LINE.scope === '@earendil-works' ? await import('./lines/earendil.js') : await import('./lines/mariozechner.js')
 
 /** The running line's adapter: for the modules of src/pi/ only, which type what they offer the rest of src/. */
-export const adapter: PiAdapter = createAdapter(PI_LINE)
+export const adapter: PiAdapter = await createAdapter(PI_LINE)
 
 /** The running line's resource loader and settings, also for loading a package as Pi does. */
 export const { DefaultResourceLoader: PiResourceLoader, SettingsManager: PiSettings } = adapter.exports

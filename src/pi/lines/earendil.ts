@@ -1,35 +1,20 @@
-// `@earendil-works/pi-coding-agent` (0.74 and later, Node >=22.19): the current line. Where its shapes
-// differ from the harness's view (the 0.73 declarations), this module converts; every cast below is
-// between two lines' declarations of the same runtime object, and the suite runs on this line to prove it.
-import {
-  createAgentSession,
-  createBashToolDefinition,
-  createEditToolDefinition,
-  createFindToolDefinition,
-  createGrepToolDefinition,
-  createLsToolDefinition,
-  createPowerShellToolDefinition,
-  createReadToolDefinition,
-  createSyntheticSourceInfo,
-  createWriteToolDefinition,
-  DefaultResourceLoader,
-  initTheme,
-  ModelRuntime,
-  SessionManager,
-  SettingsManager,
-  type AgentSession,
-  type ExtensionRunner,
-  type ExtensionUIContext,
-} from '@earendil-works/pi-coding-agent'
-import {
-  createAssistantMessageEventStream,
-  getCurrentSystemPrompt,
-  getCurrentTools,
-  InMemoryCredentialStore,
-  type Model,
-} from '@earendil-works/pi-ai'
-import { resetApiProviders } from '@earendil-works/pi-ai/compat'
+// `@earendil-works/pi-coding-agent` (0.74 and later): the current line. Where its shapes differ from the
+// harness's view (the 0.73 declarations), this module converts; every cast below is between two lines'
+// declarations of the same runtime object, and the suite runs on this line to prove it.
+// Releases of the line differ too (`npm run compat` runs the suite on each): what a release lacks is
+// found by feature, never by version, so Pi is imported as a namespace (a named import of a missing
+// export fails to link) and typed by the newest release's declarations, or by 0.73's where an older
+// release kept 0.73's API.
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import * as Pi from '@earendil-works/pi-coding-agent'
+import type { AgentSession, ExtensionRunner, ExtensionUIContext } from '@earendil-works/pi-coding-agent'
+import * as PiAi from '@earendil-works/pi-ai'
+import type { Model } from '@earendil-works/pi-ai'
+import type * as PiAi073 from '@mariozechner/pi-ai'
 import type { Context } from '@mariozechner/pi-ai'
+import type * as PiAiOAuth073 from '@mariozechner/pi-ai/oauth'
+import type * as CodingAgent073 from '@mariozechner/pi-coding-agent'
 import type { ExtensionUIContext as HarnessUIContext } from '@mariozechner/pi-coding-agent'
 import type { PiAdapter, PiExports } from '../adapter.js'
 import type { PiLineInfo } from '../line.js'
@@ -47,7 +32,7 @@ export const everyUIMember: [MissingUIMembers] extends [never] ? true : MissingU
  * The runtime's catalog, replaced by exactly `models`, each with a key: extensions see them through
  * `ctx.modelRegistry` (built on the runtime), and the session switches between them without a login.
  */
-function listModels(runtime: ModelRuntime, models: Model<string>[]): void {
+function listModels(runtime: Pi.ModelRuntime, models: Model<string>[]): void {
   const ofProvider = (provider?: string) => models.filter((m) => provider === undefined || m.provider === provider)
   const listed = new Set(models.map((m) => m.provider))
   const configured = runtime.hasConfiguredAuth.bind(runtime)
@@ -60,35 +45,103 @@ function listModels(runtime: ModelRuntime, models: Model<string>[]): void {
   runtime.checkAuth = async (provider, options) => (listed.has(provider) ? { type: 'api_key' } : checkAuth(provider, options))
 }
 
-export function createAdapter(line: PiLineInfo): PiAdapter {
-  const exports = {
-    createAgentSession,
-    DefaultResourceLoader,
-    SettingsManager,
-    SessionManager,
-    createSyntheticSourceInfo,
-    initTheme,
-    createAssistantMessageEventStream,
+// Until 0.79 the line kept 0.73's auth storage and model registry; 0.80 replaced both with ModelRuntime.
+type LegacyServices = Pick<typeof CodingAgent073, 'AuthStorage' | 'ModelRegistry'>
+const legacyServices = Pi as unknown as Partial<LegacyServices>
+
+function legacyModelServices(services: LegacyServices, model: Model<string>, available: Model<string>[] | undefined) {
+  // prompt() refuses a model whose provider has no key; the key is never sent anywhere.
+  const authStorage = services.AuthStorage.inMemory({ [model.provider]: { type: 'api_key', key: 'scripted' } })
+  const modelRegistry = services.ModelRegistry.inMemory(authStorage)
+  if (available) {
+    modelRegistry.getAll = () => [...available]
+    modelRegistry.getAvailable = () => [...available]
+    modelRegistry.find = (provider, id) => available.find((m) => m.provider === provider && m.id === id)
   }
+  return { authStorage, modelRegistry } as never
+}
+
+/** Puts pi-ai's provider registries back to their built-in state, wherever the release keeps them. */
+async function registriesReset(): Promise<() => void> {
+  const root = PiAi as unknown as Partial<typeof PiAi073>
+  // Since 0.80 the old global API lives in pi-ai's compat entry, and OAuth providers have no registry of their own.
+  if (typeof root.resetApiProviders !== 'function') {
+    // Named by a variable: Vite resolves a literal specifier when it transforms this file, on every release.
+    const compatEntry = '@earendil-works/pi-ai/compat'
+    return ((await import(/* @vite-ignore */ compatEntry)) as typeof import('@earendil-works/pi-ai/compat')).resetApiProviders
+  }
+  // Until 0.79 pi-ai's root held it, as on 0.73, with OAuth providers in a registry of their own.
+  const oauth = (await import('@earendil-works/pi-ai/oauth')) as Partial<typeof PiAiOAuth073>
+  return () => {
+    root.resetApiProviders!()
+    oauth.resetOAuthProviders?.()
+  }
+}
+
+/**
+ * How this release's `pi.exec` reports a process, asked of Pi's own exec once, with a shell that ends
+ * itself by SIGTERM: since 1.6 a signal exit reads 128 + signal, as in a shell (before, 0); since 1.5 the
+ * result says whether the output was cut. Neither is visible in Pi's exports.
+ */
+async function execConventions(line: PiLineInfo): Promise<{ signalCode: boolean; truncated: boolean }> {
+  type ExecCommand = (command: string, args: string[], cwd: string) => Promise<Record<string, unknown>>
+  let execCommand: ExecCommand
+  try {
+    const exec = pathToFileURL(join(line.packageDir, 'dist/core/exec.js')).href
+    ;({ execCommand } = (await import(/* @vite-ignore */ exec)) as { execCommand: ExecCommand })
+  } catch {
+    // A release that moved its exec: take the newest conventions (the compat suite compares them with Pi's).
+    return { signalCode: true, truncated: true }
+  }
+  const probe = await execCommand('sh', ['-c', 'kill -TERM $$'], process.cwd())
+  return { signalCode: probe.code === 143, truncated: 'truncated' in probe }
+}
+
+// 0.86 changed what providers are handed: a transcript whose system messages carry the prompt and tools,
+// where 0.73's request (prompt, messages, tools) came before. The harness records the latter.
+function asRequest(context: unknown): Context {
+  if (typeof PiAi.getCurrentSystemPrompt !== 'function') return context as Context
+  const { messages } = context as { messages: Parameters<typeof PiAi.getCurrentSystemPrompt>[0] }
+  return {
+    systemPrompt: PiAi.getCurrentSystemPrompt(messages),
+    messages: messages.filter((message) => message.role !== 'system'),
+    tools: PiAi.getCurrentTools(messages),
+  } as unknown as Context
+}
+
+export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
+  const exports = {
+    createAgentSession: Pi.createAgentSession,
+    DefaultResourceLoader: Pi.DefaultResourceLoader,
+    SettingsManager: Pi.SettingsManager,
+    SessionManager: Pi.SessionManager,
+    createSyntheticSourceInfo: Pi.createSyntheticSourceInfo,
+    initTheme: Pi.initTheme,
+    createAssistantMessageEventStream: PiAi.createAssistantMessageEventStream,
+  }
+  // In Pi's order; a factory the release lacks is left out (PowerShell came in 0.84).
+  const toolFactories = {
+    read: Pi.createReadToolDefinition,
+    bash: Pi.createBashToolDefinition,
+    powershell: (Pi as Partial<typeof Pi>).createPowerShellToolDefinition,
+    edit: Pi.createEditToolDefinition,
+    write: Pi.createWriteToolDefinition,
+    grep: Pi.createGrepToolDefinition,
+    find: Pi.createFindToolDefinition,
+    ls: Pi.createLsToolDefinition,
+  }
+  const resetRegistries = await registriesReset()
+  const exec = await execConventions(line)
   return {
     line,
     // Same names and calls; the classes differ in private members, which the compiler compares by name.
     exports: exports as unknown as PiExports,
-    // Pi 1.x adds PowerShell to its built-in tools.
-    builtinTools: {
-      read: createReadToolDefinition,
-      bash: createBashToolDefinition,
-      powershell: createPowerShellToolDefinition,
-      edit: createEditToolDefinition,
-      write: createWriteToolDefinition,
-      grep: createGrepToolDefinition,
-      find: createFindToolDefinition,
-      ls: createLsToolDefinition,
-    } as unknown as PiAdapter['builtinTools'],
+    builtinTools: Object.fromEntries(Object.entries(toolFactories).filter(([, create]) => typeof create === 'function')) as unknown as PiAdapter['builtinTools'],
     async modelServices(model, available) {
-      // Credentials in memory, no models.json, no catalog refresh over the network.
-      const modelRuntime = await ModelRuntime.create({
-        credentials: new InMemoryCredentialStore(),
+      if (legacyServices.AuthStorage && legacyServices.ModelRegistry) return legacyModelServices(legacyServices as LegacyServices, model, available)
+      // Since 0.80: credentials in memory, no models.json, no catalog refresh over the network.
+      const modelRuntime = await Pi.ModelRuntime.create({
+        credentials: new PiAi.InMemoryCredentialStore(),
         modelsPath: null,
         allowModelNetwork: false,
         refreshOnCreate: false,
@@ -102,34 +155,36 @@ export function createAdapter(line: PiLineInfo): PiAdapter {
     },
     replaceModel(session, model) {
       const agent = (session as unknown as AgentSession).agent
-      // 1.x hands providers a transcript whose system messages carry the prompt and tools; the
-      // harness records the request as prompt, conversation and tool list, as 0.73 sent it.
-      agent.streamFunction = (_model, transcript, options) => {
-        const context = {
-          systemPrompt: getCurrentSystemPrompt(transcript.messages),
-          messages: transcript.messages.filter((message) => message.role !== 'system'),
-          tools: getCurrentTools(transcript.messages),
-        } as unknown as Context
-        return model(context, options?.signal) as never
-      }
+      const stream: typeof agent.streamFunction = (_model, context, options) => model(asRequest(context), options?.signal) as never
+      // The agent's stream function was `streamFn` until 0.82, as on 0.73.
+      if ('streamFunction' in agent) agent.streamFunction = stream
+      else session.agent.streamFn = stream as never
     },
-    emitBeforeAgentStart(runner, event) {
+    emitBeforeAgentStart(runner, event, session) {
       const current = runner as unknown as ExtensionRunner
-      // 1.x builds the prompt from options (the session's own unless given); a given prompt is imposed.
-      const options = { ...current.createCommandContext().getSystemPromptOptions(), ...(event.systemPromptOptions as object) }
-      const trigger = { messageType: 'user' as const, prompt: event.prompt, images: event.images as never }
-      return current.emitBeforeAgentStart(trigger, event.systemPrompt === undefined ? options : { ...options, forceSystemPrompt: event.systemPrompt })
+      // Until 0.85, 0.73's call: (prompt, images, the prompt handlers see, options).
+      if (current.emitBeforeAgentStart.length === 4) {
+        return runner.emitBeforeAgentStart(event.prompt, event.images as never, event.systemPrompt ?? session.systemPrompt, (event.systemPromptOptions ?? {}) as never)
+      }
+      // Since 0.86 the prompt is built from options (the session's own unless given); a given prompt is imposed.
+      const given = { ...current.createCommandContext().getSystemPromptOptions(), ...(event.systemPromptOptions as object) }
+      const options = event.systemPrompt === undefined ? given : { ...given, forceSystemPrompt: event.systemPrompt }
+      // 0.86 and 0.87 take (prompt, images, options); 1.x takes the prompt as a trigger.
+      if (current.emitBeforeAgentStart.length === 3) {
+        return (runner.emitBeforeAgentStart as unknown as (prompt: string, images: unknown, options: object) => Promise<unknown>)(event.prompt, event.images, options)
+      }
+      return current.emitBeforeAgentStart({ messageType: 'user' as const, prompt: event.prompt, images: event.images as never }, options)
     },
     bindExtensions(session, uiContext, onError, headless) {
-      // ctx.mode (1.x): a session with a UI is the interactive one; headless is `pi -p`.
+      // ctx.mode (1.x; older releases ignore it): a session with a UI is the interactive one; headless is `pi -p`.
       const mode = headless ? 'print' : 'tui'
       return (session as unknown as AgentSession).bindExtensions({ uiContext: uiContext as unknown as ExtensionUIContext, onError: onError as never, mode })
     },
-    // 1.x reports a signal exit as 128 + signal, as a shell does, and says whether output was cut.
-    execResult: ({ code, killed, ...rest }) => ({ ...rest, killed, code: code ?? (killed ? 143 : 0), truncated: false }) as never,
+    execResult: ({ code, killed, ...rest }) =>
+      ({ ...rest, killed, code: code ?? (killed && exec.signalCode ? 143 : 0), ...(exec.truncated ? { truncated: false } : {}) }) as never,
     themeKey: THEME_KEYS[0]!,
     resetGlobals() {
-      resetApiProviders()
+      resetRegistries()
       for (const key of THEME_KEYS) delete (globalThis as Record<symbol, unknown>)[key]
     },
     // 1.x's interactive mode builds the main-screen TUI unless the user asks for fullscreen.
