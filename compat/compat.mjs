@@ -150,8 +150,8 @@ async function testRelease(version, piAiVersions) {
   const piAi = piAiVersions.includes(version) ? version : undefined
   const dependencies = { [CODING_AGENT]: version, ...(piAi && { [PI_AI]: piAi }) }
   writeFileSync(join(pi, 'package.json'), JSON.stringify({ private: true, dependencies }, null, 2))
-  // No install scripts, as this checkout's own `npm ci` runs none.
-  const npmArgs = ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock']
+  // No install scripts, as this checkout's own `npm ci` runs none; metadata from npm's cache when it has it.
+  const npmArgs = ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock', '--prefer-offline']
   const installLog = join(dir, 'install.log')
   if ((await run('npm', npmArgs, { cwd: pi, env: process.env, log: installLog, timeoutMs: INSTALL_TIMEOUT_MS })) !== 0) {
     return { version, piAi: piAi ?? '?', result: 'does not install', ok: false, install: seconds(), tests: 0, kept: installLog }
