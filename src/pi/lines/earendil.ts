@@ -5,8 +5,6 @@
 // found by feature, never by version, so Pi is imported as a namespace (a named import of a missing
 // export fails to link) and typed by the newest release's declarations, or by 0.73's where an older
 // release kept 0.73's API.
-import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import * as Pi from '@earendil-works/pi-coding-agent'
 import type { AgentSession, ExtensionRunner, ExtensionUIContext } from '@earendil-works/pi-coding-agent'
 import * as PiAi from '@earendil-works/pi-ai'
@@ -79,22 +77,15 @@ async function registriesReset(): Promise<() => void> {
 }
 
 /**
- * How this release's `pi.exec` reports a process, asked of Pi's own exec once, with a shell that ends
- * itself by SIGTERM: since 1.6 a signal exit reads 128 + signal, as in a shell (before, 0); since 1.5 the
- * result says whether the output was cut. Neither is visible in Pi's exports.
+ * How this release's `pi.exec` reports a process: since 1.5 the result says whether the output was cut;
+ * since 1.6 a signal exit reads 128 + signal, as in a shell (before, 0). Nothing in Pi's exports shows
+ * either, so the release number says (io-mocks.test.ts compares a mocked kill with Pi's own exec of a
+ * real one, on every release `npm run compat` runs).
  */
-async function execConventions(line: PiLineInfo): Promise<{ signalCode: boolean; truncated: boolean }> {
-  type ExecCommand = (command: string, args: string[], cwd: string) => Promise<Record<string, unknown>>
-  let execCommand: ExecCommand
-  try {
-    const exec = pathToFileURL(join(line.packageDir, 'dist/core/exec.js')).href
-    ;({ execCommand } = (await import(/* @vite-ignore */ exec)) as { execCommand: ExecCommand })
-  } catch {
-    // A release that moved its exec: take the newest conventions (the compat suite compares them with Pi's).
-    return { signalCode: true, truncated: true }
-  }
-  const probe = await execCommand('sh', ['-c', 'kill -TERM $$'], process.cwd())
-  return { signalCode: probe.code === 143, truncated: 'truncated' in probe }
+function execConventions(line: PiLineInfo): { signalCode: boolean; truncated: boolean } {
+  const [major = 0, minor = 0] = line.version.split('.').map(Number)
+  const since = (sinceMajor: number, sinceMinor: number) => major > sinceMajor || (major === sinceMajor && minor >= sinceMinor)
+  return { signalCode: since(1, 6), truncated: since(1, 5) }
 }
 
 // 0.86 changed what providers are handed: a transcript whose system messages carry the prompt and tools,
@@ -131,7 +122,7 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     ls: Pi.createLsToolDefinition,
   }
   const resetRegistries = await registriesReset()
-  const exec = await execConventions(line)
+  const exec = execConventions(line)
   return {
     line,
     // Same names and calls; the classes differ in private members, which the compiler compares by name.
