@@ -15,6 +15,8 @@ export {
   thinks,
   parallel,
   fails,
+  aborts,
+  forExtension,
   when,
   TIMEOUT,
   createMockPi,

@@ -137,7 +137,7 @@ describe('playbook', () => {
         '    step 3: calls("write", {"path":"a","content":"b"})',
         '    step 4: says("really done")',
         'Pi stopped asking the model before the script ran out: a tool call may have been blocked or failed,',
-        'an extension may have handled the prompt, or a step may have ended the turn early (says(...) or fails(...)).',
+        'an extension may have handled the prompt, or a step may have ended the turn early (says(...), fails(...) or aborts()).',
       ].join('\n'),
     )
     expect(t.playbook).toEqual({ consumed: 2, remaining: 0 })

@@ -1,8 +1,8 @@
 // A mistake in a playbook, or a throw that is not an Error, reads as what happened and where.
 import { afterEach, describe, expect, it } from 'vitest'
-import { calls, createTestSession, parallel, says, when, type Action, type TestSession } from '../src/index.js'
+import { aborts, calls, createTestSession, forExtension, parallel, says, when, type Action, type TestSession } from '../src/index.js'
 
-const ACTIONS = 'calls(...), says(...), thinks(...), parallel(...), fails(...)'
+const ACTIONS = 'calls(...), says(...), thinks(...), parallel(...), fails(...), aborts(...), forExtension(...)'
 
 describe('a playbook entry that is not an action', () => {
   it.each([
@@ -75,5 +75,16 @@ describe('a run that goes wrong', () => {
     })
     await expect(t.run(when('hi', [says('hello')]))).rejects.toThrow(`Extension <inline:1> threw in its "agent_end" handler: ${written}`)
     expect(t.events.extensionErrors).toMatchObject([{ event: 'agent_end', error: written }])
+  })
+})
+
+describe('forExtension(...) holds model responses only', () => {
+  it.each([
+    [[], 'forExtension(...actions) needs at least one action, e.g. forExtension(says("feat: add login"))'],
+    [[aborts()], 'forExtension(...actions): actions[0] is aborts(), not a model response (calls, says, thinks, parallel, fails)'],
+    [[says('a'), forExtension(says('b'))], 'forExtension(...actions): actions[1] is forExtension(says("b")), not a model response (calls, says, thinks, parallel, fails)'],
+    [['done'], 'forExtension(...actions): actions[0] is "done" (a string), not an action'],
+  ])('%j', (actions, message) => {
+    expect(() => forExtension(...(actions as never[]))).toThrow(message)
   })
 })

@@ -4,32 +4,17 @@ import type { AssistantMessage, AssistantMessageEventStream, Context, Model, Too
 import { assistantMessage, writeMessage } from './stream.js'
 import type { ToolResultRecord } from '../records/records.js'
 import { asError, describeReceived, messageOf } from '../shared/errors.js'
-import { describeAction, when, type Action, type ToolCallAction, type ToolParams, type Turn } from './script.js'
-
-/** One model response: the actions that make it (a thinking block joins the action after it). */
-interface Step {
-  actions: Action[]
-}
-
-function stepsOf(actions: readonly Action[]): Step[] {
-  const steps: Step[] = []
-  let pending: Action[] = []
-  for (const action of actions) {
-    pending.push(action)
-    if (action.kind !== 'think') {
-      steps.push({ actions: pending })
-      pending = []
-    }
-  }
-  if (pending.length > 0) steps.push({ actions: pending })
-  return steps
-}
-
-const describeStep = (step: Step) => step.actions.map(describeAction).join(' + ')
+import { describeExtensionRequest, ExtensionLane, type ExtensionRequest } from './extension-lane.js'
+import { when, type ExtensionAnswersAction, type ToolCallAction, type Turn } from './script.js'
+import { abortsAt, describeStep, responseFor, stepsOf, type Step } from './steps.js'
 
 export interface PlaybookRequest {
   step: number
   context: Context
+  /** The agent loop asked, or an extension on its own (`complete(ctx.model, …)`). */
+  by: 'agent' | 'extension'
+  /** The extension that asked, when `by` is `extension` and the call stack names it. */
+  extensionPath?: string
 }
 
 export interface PlaybookHooks {
@@ -40,6 +25,12 @@ export interface PlaybookHooks {
   resultFor(message: ToolResultMessage): ToolResultRecord
   /** Remembers which step asked for which tool call. */
   onToolCall(toolCallId: string, step: number): void
+  /** Aborts the run as the user's Esc does (an aborts() step). */
+  abort(): void
+  /** A problem outside the agent's turn (an unscripted extension model call): fails the test. */
+  report(error: Error): void
+  /** The messages Pi still holds queued (steering, follow-up), described; for the not-consumed diagnostic. */
+  stillQueued(): string[]
 }
 
 interface ActiveTurn {
@@ -60,17 +51,19 @@ export class Playbook {
   /** The step whose model request waits for `.then` callbacks of earlier calls. */
   private answering: number | undefined
   private readonly pendingCallbacks = new Map<string, ToolCallAction>()
+  /** Answers for the model calls extensions make themselves. */
+  private readonly extensions = new ExtensionLane()
   /** Problems found while serving (exhaustion, a failing callback), reported when the turn ends. */
   private problem: Error | undefined
 
   constructor(private readonly hooks: PlaybookHooks) {}
 
   get consumed(): number {
-    return this.served
+    return this.served + this.extensions.consumed
   }
 
   get remaining(): number {
-    return this.total - this.served
+    return this.total - this.served + this.extensions.size - this.extensions.used
   }
 
   /** Where the script is: the running turn and the last step it served (`turn 1 ("hi"), playbook step 2`). */
@@ -92,7 +85,9 @@ export class Playbook {
     }
     // A turn written by hand gets the checks when() makes.
     const { prompt, actions } = when(turn.prompt, turn.actions)
-    const steps = stepsOf(actions)
+    const forExtensions = actions.filter((action): action is ExtensionAnswersAction => action.kind === 'extension')
+    const steps = stepsOf(actions.filter((action) => action.kind !== 'extension'))
+    this.extensions.load(forExtensions)
     this.turn = { index: ++this.turnCount, prompt, steps, next: 0, firstStep: this.served + 1 }
     this.total += steps.length
     this.problem = undefined
@@ -103,24 +98,45 @@ export class Playbook {
     const turn = this.turn
     this.turn = undefined
     if (!turn) return
+    const unused = this.extensions.finish()
     if (this.problem) {
       this.total -= turn.steps.length - turn.next
       throw this.problem
     }
-    if (turn.next < turn.steps.length) {
-      const left = turn.steps.slice(turn.next)
-      this.total -= left.length
-      throw new Error(
-        [
-          `Playbook not consumed: turn ${turn.index} (${JSON.stringify(turn.prompt)}) ended after ${turn.next} of ${turn.steps.length} step(s).`,
-          `  Last consumed: ${this.lastConsumedLine()}`,
-          '  Remaining:',
-          ...left.map((step, i) => `    step ${this.served + i + 1}: ${describeStep(step)}`),
-          'Pi stopped asking the model before the script ran out: a tool call may have been blocked or failed,',
-          'an extension may have handled the prompt, or a step may have ended the turn early (says(...) or fails(...)).',
-        ].join('\n'),
+    const left = turn.steps.slice(turn.next)
+    if (left.length === 0 && unused.length === 0) return
+    this.total -= left.length
+    const name = `turn ${turn.index} (${JSON.stringify(turn.prompt)})`
+    const lines: string[] = []
+    if (left.length > 0) {
+      lines.push(
+        `Playbook not consumed: ${name} ended after ${turn.next} of ${turn.steps.length} step(s).`,
+        `  Last consumed: ${this.lastConsumedLine()}`,
+        '  Remaining:',
+        ...left.map((step, i) => `    step ${this.served + i + 1}: ${describeStep(step)}`),
       )
     }
+    if (unused.length > 0) {
+      lines.push(
+        `${left.length > 0 ? 'And' : 'Playbook not consumed:'} ${unused.length} forExtension(...) answer(s) of ${name} were never asked for: no extension called the model itself that often.`,
+        ...unused.map(({ step, number }) => `    extension call ${number}: ${describeStep(step)}`),
+      )
+    }
+    const queued = this.hooks.stillQueued()
+    if (queued.length > 0) {
+      lines.push(
+        `Pi still holds ${queued.length} queued message(s) that no turn delivered: ${queued.join('; ')}.`,
+        'A message sent while the agent is finishing (pi.sendMessage(..., { triggerTurn: true }) or pi.sendUserMessage(...) from an',
+        'agent_end handler) is queued as a follow-up; Pi 0.73 delivers it only with the next prompt, so the turn that would take',
+        'the remaining steps never starts. Send it after the run (e.g. from a later command), or script the next prompt.',
+      )
+    } else if (left.length > 0) {
+      lines.push(
+        'Pi stopped asking the model before the script ran out: a tool call may have been blocked or failed,',
+        'an extension may have handled the prompt, or a step may have ended the turn early (says(...), fails(...) or aborts()).',
+      )
+    }
+    throw new Error(lines.join('\n'))
   }
 
   private lastConsumedLine(): string {
@@ -143,7 +159,7 @@ export class Playbook {
   private async serve(context: Context, signal: AbortSignal | undefined): Promise<AssistantMessage> {
     const turn = this.turn
     const stepNumber = this.served + 1
-    this.hooks.onRequest({ step: stepNumber, context })
+    this.hooks.onRequest({ step: stepNumber, context, by: 'agent' })
     this.answering = stepNumber
     try {
       await this.runResultCallbacks(context)
@@ -155,7 +171,52 @@ export class Playbook {
     const step = turn.steps[turn.next++]!
     this.served++
     this.lastServed = { step: stepNumber, text: describeStep(step) }
-    return this.messageFor(step, stepNumber, `Turn ${turn.index}, step ${stepNumber}`)
+    // Esc while the model answers: Pi aborts the run's signal, and the provider reports `aborted`.
+    if (abortsAt(step)) this.hooks.abort()
+    return responseFor(step, {
+      model: this.hooks.model,
+      idPrefix: `call_${stepNumber}`,
+      where: `Turn ${turn.index}, step ${stepNumber}`,
+      onCall: (id, action) => {
+        this.hooks.onToolCall(id, stepNumber)
+        if (action.onResult) this.pendingCallbacks.set(id, action)
+      },
+    })
+  }
+
+  /**
+   * The model, for a call an extension makes itself: the running turn's next forExtension(...) answer.
+   * An unscripted call fails the test (reported) and gets a provider error, never a rejection.
+   */
+  answerExtension(request: ExtensionRequest, model: Model<string>): AssistantMessageEventStream {
+    const stream = createMessageStream()
+    const taken = this.extensions.take()
+    const number = taken?.number ?? this.extensions.consumed + 1
+    this.hooks.onRequest({ step: number, context: request.context, by: 'extension', ...(request.extensionPath === undefined ? {} : { extensionPath: request.extensionPath }) })
+    let message: AssistantMessage
+    try {
+      if (!taken) throw this.unscripted(request)
+      message = responseFor(taken.step, { model, idPrefix: `ext_${number}`, where: `Extension call ${number}`, onCall: () => {} })
+    } catch (error) {
+      this.hooks.report(asError(error))
+      message = assistantMessage(model, [], 'error', messageOf(error).split('\n')[0])
+    }
+    writeMessage(stream, message)
+    return stream
+  }
+
+  private unscripted(request: ExtensionRequest): Error {
+    const turn = this.turn
+    const where = turn
+      ? `turn ${turn.index} (${JSON.stringify(turn.prompt)}) has ${this.extensions.size === 0 ? 'no forExtension(...) answer' : `only ${this.extensions.size} forExtension(...) answer(s)`}`
+      : 'no turn is running (run(), command() or emit() script the answers for what they lead to)'
+    return new Error(
+      [
+        `Unscripted model call: ${describeExtensionRequest(request)}; but ${where}.`,
+        '  Script its answer in the turn that leads to it: when(prompt, [..., forExtension(says("..."))]),',
+        '  t.command(name, args, [forExtension(...)]) or t.emit(event, payload, [forExtension(...)]).',
+      ].join('\n'),
+    )
   }
 
   private exhausted(turn: ActiveTurn | undefined, stepNumber: number): Error {
@@ -185,45 +246,4 @@ export class Playbook {
       }
     }
   }
-
-  private messageFor(step: Step, stepNumber: number, where: string): AssistantMessage {
-    const content: AssistantMessage['content'] = []
-    let failure: string | undefined
-    let callIndex = 0
-    const addCall = (action: ToolCallAction) => {
-      const id = `call_${stepNumber}_${++callIndex}`
-      const params = typeof action.params === 'function' ? lateParams(action, action.params, where) : action.params
-      content.push({ type: 'toolCall', id, name: action.tool, arguments: params })
-      this.hooks.onToolCall(id, stepNumber)
-      if (action.onResult) this.pendingCallbacks.set(id, action)
-    }
-    for (const action of step.actions) {
-      if (action.kind === 'think') content.push({ type: 'thinking', thinking: action.text })
-      else if (action.kind === 'say') content.push({ type: 'text', text: action.text })
-      else if (action.kind === 'call') addCall(action)
-      else if (action.kind === 'parallel') action.calls.forEach(addCall)
-      else failure = action.message
-    }
-    if (failure !== undefined) return assistantMessage(this.hooks.model, content, 'error', failure)
-    return assistantMessage(this.hooks.model, content, callIndex > 0 ? 'toolUse' : 'stop')
-  }
-}
-
-
-/** A late-bound params function's result; what went wrong names the turn, the step and the call. */
-function lateParams(action: ToolCallAction, params: () => ToolParams, where: string): ToolParams {
-  const call = `calls(${JSON.stringify(action.tool)})`
-  let result: unknown
-  try {
-    result = params()
-  } catch (error) {
-    throw new Error(`${where}: the params function of ${call} threw: ${messageOf(error)}`, { cause: error })
-  }
-  if (result instanceof Promise) {
-    throw new Error(`${where}: the params function of ${call} returned a promise; it runs when the model is asked and must return the params`)
-  }
-  if (typeof result !== 'object' || result === null || Array.isArray(result)) {
-    throw new Error(`${where}: the params function of ${call} returned ${describeReceived(result)}, not an object of params`)
-  }
-  return result as ToolParams
 }

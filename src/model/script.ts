@@ -33,7 +33,20 @@ export interface FailAction {
   readonly message: string
 }
 
-export type Action = ToolCallAction | SayAction | ThinkAction | ParallelAction | FailAction
+export interface AbortAction {
+  readonly kind: 'abort'
+}
+
+/** A response step is one of these; a thinking block joins the action after it. */
+export type ResponseAction = ToolCallAction | SayAction | ThinkAction | ParallelAction | FailAction
+
+/** Answers for the model calls an extension makes itself (`complete(ctx.model, …)`), apart from the agent's. */
+export interface ExtensionAnswersAction {
+  readonly kind: 'extension'
+  readonly actions: readonly ResponseAction[]
+}
+
+export type Action = ResponseAction | AbortAction | ExtensionAnswersAction
 
 export interface Turn {
   readonly prompt: string
@@ -51,9 +64,10 @@ export function when(prompt: string, actions: readonly Action[] = []): Turn {
   return { prompt, actions }
 }
 
-const BUILDERS = ['calls', 'says', 'thinks', 'parallel', 'fails']
+const BUILDERS = ['calls', 'says', 'thinks', 'parallel', 'fails', 'aborts', 'forExtension']
 const ACTIONS = BUILDERS.map((name) => `${name}(...)`).join(', ')
-const KINDS: readonly unknown[] = ['call', 'say', 'think', 'parallel', 'fail']
+const KINDS: readonly unknown[] = ['call', 'say', 'think', 'parallel', 'fail', 'abort', 'extension']
+const RESPONSE_KINDS: readonly unknown[] = ['call', 'say', 'think', 'parallel', 'fail']
 
 const isAction = (value: unknown): value is Action =>
   typeof value === 'object' && value !== null && KINDS.includes((value as { kind?: unknown }).kind)
@@ -120,6 +134,26 @@ export function fails(message: string): FailAction {
   return { kind: 'fail', message }
 }
 
+/** The user aborts while the model answers this step, as Esc does: Pi ends the run with stop reason `aborted`. */
+export function aborts(): AbortAction {
+  return { kind: 'abort' }
+}
+
+/**
+ * Answers for the model calls extensions make themselves (`complete(ctx.model, …)`, `ctx.modelRegistry.complete`),
+ * in the order they ask; the agent's steps are not used for them, nor these for the agent.
+ */
+export function forExtension(...actions: ResponseAction[]): ExtensionAnswersAction {
+  if (actions.length === 0) throw new TypeError('forExtension(...actions) needs at least one action, e.g. forExtension(says("feat: add login"))')
+  actions.forEach((action, index) => {
+    if (!isAction(action)) throw new TypeError(`forExtension(...actions): actions[${index}] is ${notAnAction(action)}`)
+    if (!RESPONSE_KINDS.includes(action.kind)) {
+      throw new TypeError(`forExtension(...actions): actions[${index}] is ${describeAction(action)}, not a model response (calls, says, thinks, parallel, fails)`)
+    }
+  })
+  return { kind: 'extension', actions }
+}
+
 export function describeAction(action: Action): string {
   switch (action.kind) {
     case 'call':
@@ -132,5 +166,9 @@ export function describeAction(action: Action): string {
       return `parallel(${action.calls.map(describeAction).join(', ')})`
     case 'fail':
       return `fails(${JSON.stringify(action.message)})`
+    case 'abort':
+      return 'aborts()'
+    case 'extension':
+      return `forExtension(${action.actions.map(describeAction).join(', ')})`
   }
 }

@@ -23,6 +23,9 @@ export type PiExports = Pick<
 /** The stream function Pi calls instead of a provider, given the request as system prompt, messages and tools. */
 export type ScriptedModel = (context: Context, signal: AbortSignal | undefined) => AssistantMessageEventStream
 
+/** pi-ai's provider for the scripted api: a model call made outside the agent loop (options carry its caller). */
+export type ScriptedApiStream = (model: Model<string>, context: Context, options: { [key: symbol]: string | undefined } | undefined) => AssistantMessageEventStream
+
 export interface BeforeAgentStartPayload {
   prompt: string
   images?: unknown
@@ -41,6 +44,11 @@ export interface PiAdapter {
    * is scripted) and, when given, list exactly `available` as the registry's models. Nothing touches disk.
    */
   modelServices(model: Model<string>, available: Model<string>[] | undefined): Promise<Partial<CreateAgentSessionOptions>>
+  /**
+   * Registers `stream` as the provider of `api` in pi-ai's registry (the one `complete(model, …)` and, on
+   * 1.x, the model runtime read), unless the registry still holds the one registered last.
+   */
+  ensureScriptedApi(api: string, stream: ScriptedApiStream): void
   /** Makes the session's agent call `model` instead of a provider. */
   replaceModel(session: AgentSession, model: ScriptedModel): void
   /** Fires `before_agent_start` as the session does before a prompt. */

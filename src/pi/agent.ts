@@ -5,9 +5,46 @@ import type { AssistantMessageEventStream } from '@mariozechner/pi-ai'
 import { messageOf } from '../shared/errors.js'
 import type { ScriptedModel } from './adapter.js'
 import { adapter } from './running-line.js'
+import { ensureScriptedApi } from './scripted-api.js'
 
 export function replaceModel(session: AgentSession, model: ScriptedModel): void {
   adapter.replaceModel(session, model)
+  ensureScriptedApi()
+}
+
+/** What the user's Esc does while Pi works: queued messages go back to the editor, and the run aborts. */
+export function pressEscape(session: AgentSession): void {
+  if (!session.isStreaming) return
+  session.clearQueue()
+  void session.abort()
+}
+
+/**
+ * Watches the messages queued on the agent (steering, follow-up) until Pi delivers them; the returned
+ * function describes those still queued, each with `queuedBy()` as it was when the message was queued.
+ */
+export function watchQueuedMessages(session: AgentSession, queuedBy: () => string | undefined): () => string[] {
+  const agent = session.agent
+  const queued = new Map<object, string>()
+  for (const method of ['steer', 'followUp'] as const) {
+    const queue = agent[method].bind(agent)
+    agent[method] = (message) => {
+      const by = queuedBy()
+      queued.set(message, `${describeQueued(message)}${by === undefined ? '' : `, queued by ${by}`}`)
+      queue(message)
+    }
+  }
+  agent.subscribe((event) => {
+    if (event.type === 'message_start') queued.delete(event.message)
+  })
+  return () => (agent.hasQueuedMessages() ? [...queued.values()] : [])
+}
+
+function describeQueued(message: { role: string; content?: unknown; customType?: unknown }): string {
+  const content = message.content
+  const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((block: { text?: unknown }) => (typeof block.text === 'string' ? block.text : '')).join(' ') : ''
+  const clipped = JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)
+  return message.role === 'custom' ? `a custom message (customType ${JSON.stringify(message.customType)}) ${clipped}` : `a ${message.role} message ${clipped}`
 }
 
 export function createMessageStream(): AssistantMessageEventStream {

@@ -21,6 +21,8 @@ export {
   resetPiGlobals,
 } from './running-line.js'
 export { SCRIPTED_MODEL, createPiSession, type PiSessionOptions, type PiSessionResult } from './session.js'
-export { replaceModel, createMessageStream, watchToolCallDecisions, trackSettling, type ToolCallDecision } from './agent.js'
+export { replaceModel, createMessageStream, watchToolCallDecisions, trackSettling, pressEscape, watchQueuedMessages, type ToolCallDecision } from './agent.js'
+export { answerExtensionModelCalls, type ExtensionModelCall } from './scripted-api.js'
+export { extensionOnStack } from './caller.js'
 export { bindSession, emitShutdown, emitExtensionEvent, type UIBinding } from './extensions.js'
 export { openScreen, preloadTui, screenNow, type ComponentScreen, type Frame, type MountOptions, type ScreenSize } from './tui.js'

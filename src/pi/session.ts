@@ -3,6 +3,7 @@
 import type { AgentSession, DefaultResourceLoader, ExtensionFactory, SessionManager, ToolDefinition } from '@mariozechner/pi-coding-agent'
 import type { Model } from '@mariozechner/pi-ai'
 import { adapter, DISCOVER_NOTHING, PiResourceLoader, PiSettings } from './running-line.js'
+import { ensureScriptedApi, SCRIPTED_API } from './scripted-api.js'
 
 const { createAgentSession, SessionManager: Sessions, createSyntheticSourceInfo } = adapter.exports
 
@@ -12,7 +13,7 @@ const SCRIPTED_PROVIDER = 'vitest-environment-pi'
 export const SCRIPTED_MODEL: Model<string> = {
   id: 'scripted',
   name: 'Scripted model',
-  api: 'scripted',
+  api: SCRIPTED_API,
   provider: SCRIPTED_PROVIDER,
   baseUrl: 'http://127.0.0.1:9',
   reasoning: false,
@@ -66,6 +67,8 @@ export async function createPiSession(options: PiSessionOptions): Promise<PiSess
     extensionFactories: options.extensions.map((e) => e.factory),
     // Inline factories are named <inline:N> by Pi; give them back the file they came from.
     extensionsOverride: (base) => {
+      // Pi resets pi-ai's api registry right before it reloads resources: the scripted api goes back first.
+      ensureScriptedApi()
       base.extensions.forEach((extension, index) => renameExtension(extension, paths[index]))
       base.errors.forEach((error) => {
         const index = Number(/^<inline:(\d+)>$/.exec(error.path)?.[1]) - 1

@@ -8,6 +8,7 @@ import { textOf, type ExtensionErrorRecord, type ModelRequestRecord, type Sessio
 import { messagesOf, RequestLog, type RequestMessages } from './request-log.js'
 
 type Decision = { blocked: boolean; reason?: string; byError?: true }
+type Asker = Pick<ModelRequestRecord, 'by' | 'extensionPath'>
 
 export class Recorder {
   readonly #stepOfCall = new Map<string, number>()
@@ -43,9 +44,9 @@ export class Recorder {
   }
 
   /** `unchanged`: nothing rewrites earlier messages between requests (no `context` handler), so they are shared. */
-  modelRequest(step: number, context: Context, unchanged: boolean): void {
+  modelRequest(step: number, context: Context, unchanged: boolean, asker: Asker = { by: 'agent' }): void {
     const chunk = this.#requests.record(context.messages, unchanged)
-    this.records.modelRequests.push(requestRecord(step, context.systemPrompt ?? '', chunk, (context.tools ?? []).map((tool) => tool.name)))
+    this.records.modelRequests.push(requestRecord(step, context.systemPrompt ?? '', chunk, (context.tools ?? []).map((tool) => tool.name), asker))
   }
 
   resultRecord(toolCallId: string, toolName: string, content: ToolContent, isError: boolean, details: unknown): ToolResultRecord {
@@ -91,9 +92,10 @@ export class Recorder {
 }
 
 // Outside the class, so that the getter closes over the chunk alone and never over a request's full context.
-function requestRecord(step: number, systemPrompt: string, chunk: RequestMessages, tools: string[]): ModelRequestRecord {
+function requestRecord(step: number, systemPrompt: string, chunk: RequestMessages, tools: string[], asker: Asker): ModelRequestRecord {
   return {
     step,
+    ...asker,
     systemPrompt,
     get messages() {
       return messagesOf(chunk)

@@ -65,7 +65,12 @@ export interface AppendedEntryRecord {
 }
 
 export interface ModelRequestRecord {
+  /** The playbook step that answered (for `by: 'extension'`, the number of the extension's call in the session). */
   step: number
+  /** Who asked: the agent loop, or an extension on its own (`complete(ctx.model, …)`, `ctx.modelRegistry.complete`). */
+  by: 'agent' | 'extension'
+  /** The extension that asked, when `by` is `extension` and the call stack names it (`<inline:N>` for an inline factory). */
+  extensionPath?: string
   systemPrompt: string
   /** The messages Pi sent, as Pi built them for this request (rebuilt on read from a shared log). */
   readonly messages: readonly Message[]

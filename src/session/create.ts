@@ -6,7 +6,19 @@ import { fireSequence } from '../mocks/events.js'
 import { openMocks, type SessionMocks } from '../mocks/open.js'
 import { seedSession } from '../mocks/session-state.js'
 import { Playbook } from '../model/playbook.js'
-import { bindSession, createPiSession, emitExtensionEvent, emitShutdown, preloadTui, replaceModel, trackSettling } from '../pi/index.js'
+import {
+  answerExtensionModelCalls,
+  bindSession,
+  createPiSession,
+  emitExtensionEvent,
+  emitShutdown,
+  extensionOnStack,
+  preloadTui,
+  pressEscape,
+  replaceModel,
+  trackSettling,
+  watchQueuedMessages,
+} from '../pi/index.js'
 import type { AgentSession, Model } from '../pi/types.js'
 import { Recorder } from '../records/recorder.js'
 import { SessionRecords, type ExtensionErrorRecord } from '../records/records.js'
@@ -43,7 +55,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       )
       const cwd = plan.cwd ?? dirs.cwd!
       pi = await startPi(plan, { cwd, agentDir: dirs.agentDir, mocks, activity }, stack)
-      const playbook = (activity.playbook = scriptModel(pi, plan.model, recorder))
+      const playbook = (activity.playbook = scriptModel(pi, { model: plan.model, recorder, problems, activity, scope }, stack))
       recorder.attach(pi)
       const settle = trackSettling(pi)
       await bindExtensions(pi, mocks, recorder, activity, stack)
@@ -103,15 +115,32 @@ async function startPi(
   return pi
 }
 
-/** The playbook answers every model request in place of the model; each request is recorded. */
-function scriptModel(pi: AgentSession, model: Model<string>, recorder: Recorder): Playbook {
+/**
+ * The playbook answers every model request in place of the model, the agent's and those extensions make
+ * themselves; each request is recorded with who asked.
+ */
+function scriptModel(
+  pi: AgentSession,
+  { model, recorder, problems, activity, scope }: { model: Model<string>; recorder: Recorder; problems: Problems; activity: SessionActivity; scope: SessionScope },
+  stack: DisposerStack,
+): Playbook {
+  const running = () => [...activity.handlers].map(({ event, extensionPath }) => `the "${event}" handler of ${extensionPath}`).join(', ') || undefined
   const playbook = new Playbook({
     model,
-    onRequest: ({ step, context }) => recorder.modelRequest(step, context, !pi.extensionRunner.hasHandlers('context')),
+    onRequest: ({ step, context, by, extensionPath }) =>
+      recorder.modelRequest(step, context, by === 'agent' && !pi.extensionRunner.hasHandlers('context'), { by, ...(extensionPath === undefined ? {} : { extensionPath }) }),
     resultFor: (message) => recorder.resultRecord(message.toolCallId, message.toolName, message.content, message.isError, message.details),
     onToolCall: (toolCallId, step) => recorder.callAsked(toolCallId, step),
+    abort: () => pressEscape(pi),
+    report: (error) => problems.report(error),
+    stillQueued: watchQueuedMessages(pi, running),
   })
   replaceModel(pi, (context, signal) => playbook.answer(context, signal))
+  stack.defer(
+    answerExtensionModelCalls(scope, ({ model: asked, context, stack: caller }) =>
+      playbook.answerExtension({ context, extensionPath: extensionOnStack(caller, pi.extensionRunner.getExtensionPaths()) }, asked),
+    ),
+  )
   return playbook
 }
 

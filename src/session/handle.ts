@@ -4,7 +4,7 @@ import type { SessionMocks } from '../mocks/open.js'
 import type { PendingRule } from '../mocks/rules.js'
 import type { Playbook } from '../model/playbook.js'
 import { when, type Action, type Turn } from '../model/script.js'
-import { emitExtensionEvent } from '../pi/index.js'
+import { emitExtensionEvent, pressEscape } from '../pi/index.js'
 import type { AgentSession } from '../pi/types.js'
 import type { SessionRecords } from '../records/records.js'
 import { runInSession, type SessionScope } from '../shared/session-context.js'
@@ -27,8 +27,16 @@ export interface TestSession {
   run(...turns: Turn[]): Promise<void>
   /** Runs a registered slash command (with the model actions it leads to) and waits until Pi is idle. */
   command(name: string, args?: string, actions?: readonly Action[]): Promise<void>
-  /** Fires an extension event through Pi's runner and returns what the handlers returned. */
-  emit(eventName: string, payload?: Record<string, unknown>): Promise<unknown>
+  /**
+   * Fires an extension event through Pi's runner and returns what the handlers returned; `actions` script
+   * what the handlers lead to (forExtension(...) answers for their own model calls).
+   */
+  emit(eventName: string, payload?: Record<string, unknown>, actions?: readonly Action[]): Promise<unknown>
+  /**
+   * Aborts what Pi is running, as the user's Esc does: queued messages are dropped and the run in
+   * progress ends with stop reason `aborted`. Returns at once; nothing happens when Pi is idle.
+   */
+  abort(): void
   /** Throws what went wrong outside run(), command() and emit(): an unhandled call, a strict dialog. */
   verify(): void
   /** Exec, HTTP and tool rules with a `times` limit that have not answered that often yet. */
@@ -74,11 +82,12 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
   }
 
   // The first cause wins: Pi's own rejection, then a problem the mocks saw, then the playbook's diagnostic.
-  const runTurn = async (turn: Turn) => {
+  const inTurn = async <T>(turn: Turn, work: () => Promise<T>): Promise<T> => {
     playbook.begin(turn)
     let failure: unknown
+    let result: T | undefined
     try {
-      await pi.prompt(turn.prompt)
+      result = await work()
       await settle()
     } catch (error) {
       failure = error
@@ -94,7 +103,9 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
       failure ??= diagnostic
     }
     if (failure !== undefined) throw failure
+    return result as T
   }
+  const runTurn = (turn: Turn) => inTurn(turn, () => pi.prompt(turn.prompt))
 
   return {
     session: pi,
@@ -121,13 +132,11 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
         }
         await runTurn(when(args ? `/${name} ${args}` : `/${name}`, actions))
       }),
-    emit: (eventName, payload = {}) =>
-      exclusive('emit()', `emit(${JSON.stringify(eventName)})`, async () => {
-        const result = await emitExtensionEvent(pi, eventName, payload)
-        await settle()
-        problems.throwIfAny()
-        return result
-      }),
+    emit: (eventName, payload = {}, actions = []) =>
+      exclusive('emit()', `emit(${JSON.stringify(eventName)})`, () =>
+        inTurn(when(`emit(${JSON.stringify(eventName)})`, actions), () => emitExtensionEvent(pi, eventName, payload)),
+      ),
+    abort: () => pressEscape(pi),
     firedEvents,
     verify: () => problems.throwIfAny(),
     pendingMocks: () => mocks.pending(),

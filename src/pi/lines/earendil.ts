@@ -16,6 +16,7 @@ import type * as CodingAgent073 from '@mariozechner/pi-coding-agent'
 import type { ExtensionUIContext as HarnessUIContext } from '@mariozechner/pi-coding-agent'
 import type { PiAdapter, PiExports } from '../adapter.js'
 import type { PiLineInfo } from '../line.js'
+import { CALLER_STACK, callerStack } from '../caller.js'
 
 // Pi 1.x writes its theme under both scopes' keys, so extensions built for either find it.
 const THEME_KEYS = [Symbol.for('@earendil-works/pi-coding-agent:theme'), Symbol.for('@mariozechner/pi-coding-agent:theme')]
@@ -59,20 +60,43 @@ function legacyModelServices(services: LegacyServices, model: Model<string>, ava
   return { authStorage, modelRegistry } as never
 }
 
-/** Puts pi-ai's provider registries back to their built-in state, wherever the release keeps them. */
-async function registriesReset(): Promise<() => void> {
+/**
+ * The caller's stack rides on each call through the runtime (what `ctx.modelRegistry.complete` uses), past
+ * its awaits, to the scripted api's provider: who asked is known there.
+ */
+function tagCallers(runtime: Pi.ModelRuntime): void {
+  const stream = runtime.stream.bind(runtime)
+  const streamSimple = runtime.streamSimple.bind(runtime)
+  runtime.stream = ((model, context, options) => stream(model, context, { ...options, [CALLER_STACK]: callerStack() } as never)) as typeof runtime.stream
+  runtime.streamSimple = (model, context, options) => streamSimple(model, context, { ...options, [CALLER_STACK]: callerStack() } as never)
+}
+
+/** pi-ai's api provider registry (which answers `complete`/`stream` by api), wherever the release keeps it. */
+interface ApiRegistry {
+  getApiProvider: typeof PiAi073.getApiProvider
+  registerApiProvider: typeof PiAi073.registerApiProvider
+  /** Puts it, and the OAuth providers' where the release has one, back to the built-in state. */
+  reset: () => void
+}
+
+async function apiRegistry(): Promise<ApiRegistry> {
   const root = PiAi as unknown as Partial<typeof PiAi073>
   // Since 0.80 the old global API lives in pi-ai's compat entry, and OAuth providers have no registry of their own.
   if (typeof root.resetApiProviders !== 'function') {
     // Named by a variable: Vite resolves a literal specifier when it transforms this file, on every release.
     const compatEntry = '@earendil-works/pi-ai/compat'
-    return ((await import(/* @vite-ignore */ compatEntry)) as typeof import('@earendil-works/pi-ai/compat')).resetApiProviders
+    const compat = (await import(/* @vite-ignore */ compatEntry)) as typeof PiAi073
+    return { getApiProvider: compat.getApiProvider, registerApiProvider: compat.registerApiProvider, reset: compat.resetApiProviders }
   }
   // Until 0.79 pi-ai's root held it, as on 0.73, with OAuth providers in a registry of their own.
   const oauth = (await import('@earendil-works/pi-ai/oauth')) as Partial<typeof PiAiOAuth073>
-  return () => {
-    root.resetApiProviders!()
-    oauth.resetOAuthProviders?.()
+  return {
+    getApiProvider: root.getApiProvider!,
+    registerApiProvider: root.registerApiProvider!,
+    reset: () => {
+      root.resetApiProviders!()
+      oauth.resetOAuthProviders?.()
+    },
   }
 }
 
@@ -121,7 +145,8 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     find: Pi.createFindToolDefinition,
     ls: Pi.createLsToolDefinition,
   }
-  const resetRegistries = await registriesReset()
+  const registry = await apiRegistry()
+  let scriptedApi: unknown
   const exec = execConventions(line)
   return {
     line,
@@ -142,7 +167,14 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
       if (modelRuntime.getProvider(model.provider)) await modelRuntime.setRuntimeApiKey(model.provider, 'scripted')
       else modelRuntime.registerProvider(model.provider, { baseUrl: model.baseUrl, apiKey: 'scripted', api: model.api })
       if (available) listModels(modelRuntime, available as Model<string>[])
+      tagCallers(modelRuntime)
       return { modelRuntime } as never
+    },
+    ensureScriptedApi(api, stream) {
+      if (scriptedApi !== undefined && registry.getApiProvider(api) === scriptedApi) return
+      const answer = (model: Model<string>, context: unknown, options?: object) => stream(model as never, asRequest(context), options as never) as never
+      registry.registerApiProvider({ api, stream: answer, streamSimple: answer }, 'vitest-environment-pi')
+      scriptedApi = registry.getApiProvider(api)
     },
     replaceModel(session, model) {
       const agent = (session as unknown as AgentSession).agent
@@ -175,7 +207,7 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
       ({ ...rest, killed, code: code ?? (killed && exec.signalCode ? 143 : 0), ...(exec.truncated ? { truncated: false } : {}) }) as never,
     themeKey: THEME_KEYS[0]!,
     resetGlobals() {
-      resetRegistries()
+      registry.reset()
       for (const key of THEME_KEYS) delete (globalThis as Record<symbol, unknown>)[key]
     },
     // 1.x's interactive mode builds the main-screen TUI unless the user asks for fullscreen.

@@ -16,7 +16,7 @@ import {
   SessionManager,
   SettingsManager,
 } from '@mariozechner/pi-coding-agent'
-import { createAssistantMessageEventStream, resetApiProviders, type Model } from '@mariozechner/pi-ai'
+import { createAssistantMessageEventStream, getApiProvider, registerApiProvider, resetApiProviders, type Model } from '@mariozechner/pi-ai'
 import { resetOAuthProviders } from '@mariozechner/pi-ai/oauth'
 import type { PiAdapter } from '../adapter.js'
 import type { PiLineInfo } from '../line.js'
@@ -30,6 +30,7 @@ function listModels(registry: ModelRegistry, models: Model<string>[]): void {
 const THEME_KEY = Symbol.for('@mariozechner/pi-coding-agent:theme')
 
 export function createAdapter(line: PiLineInfo): PiAdapter {
+  let scriptedApi: unknown
   return {
     line,
     exports: {
@@ -57,6 +58,12 @@ export function createAdapter(line: PiLineInfo): PiAdapter {
       const modelRegistry = ModelRegistry.inMemory(authStorage)
       if (available) listModels(modelRegistry, available)
       return { authStorage, modelRegistry }
+    },
+    ensureScriptedApi(api, stream) {
+      if (scriptedApi !== undefined && getApiProvider(api) === scriptedApi) return
+      const answer = (model: Model<string>, context: Parameters<typeof stream>[1], options?: object) => stream(model, context, options as never)
+      registerApiProvider({ api, stream: answer, streamSimple: answer }, 'vitest-environment-pi')
+      scriptedApi = getApiProvider(api)
     },
     replaceModel(session, model) {
       session.agent.streamFn = (_model, context, options) => model(context, options?.signal)

@@ -1,0 +1,67 @@
+// The extensions' lane of the script: answers for the model calls extensions make themselves
+// (`complete(ctx.model, …)`), served in the order they ask, apart from the agent's steps.
+import type { Context } from '../pi/types.js'
+import { stepsOf, type Step } from './steps.js'
+import type { ExtensionAnswersAction } from './script.js'
+
+/** A model call an extension made itself, and who made it as far as the call stack tells. */
+export interface ExtensionRequest {
+  context: Context
+  /** The extension's file (`<inline:N>` for an inline factory); undefined when the stack does not tell. */
+  extensionPath: string | undefined
+}
+
+export class ExtensionLane {
+  private steps: Step[] = []
+  private next = 0
+  /** Answers served over the session's life: the number of the next request. */
+  private served = 0
+
+  /** The running turn's answers, in order (each forExtension(...) groups its own thinking blocks). */
+  load(actions: readonly ExtensionAnswersAction[]): void {
+    this.steps = actions.flatMap((action) => stepsOf(action.actions))
+    this.next = 0
+  }
+
+  get size(): number {
+    return this.steps.length
+  }
+
+  get used(): number {
+    return this.next
+  }
+
+  get consumed(): number {
+    return this.served
+  }
+
+  /** The next answer and its number in the session, or undefined when the turn has none left. */
+  take(): { step: Step; number: number } | undefined {
+    const step = this.steps[this.next]
+    if (!step) return undefined
+    this.next++
+    return { step, number: ++this.served }
+  }
+
+  /** Ends the turn: the answers no extension asked for, numbered as they would have been served. */
+  finish(): { step: Step; number: number }[] {
+    const left = this.steps.slice(this.next).map((step, i) => ({ step, number: this.served + i + 1 }))
+    this.steps = []
+    this.next = 0
+    return left
+  }
+}
+
+/** `extension ./commit.ts asked the model: system "You write…", last user message "Write a commit…"` */
+export function describeExtensionRequest({ context, extensionPath }: ExtensionRequest): string {
+  const who = extensionPath === undefined ? 'an extension (the call stack names none of the loaded files)' : `extension ${extensionPath}`
+  const last = [...context.messages].reverse().find((message) => message.role === 'user')
+  const text = last === undefined ? undefined : typeof last.content === 'string' ? last.content : last.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join(' ')
+  const parts = [
+    ...(context.systemPrompt ? [`system prompt ${clip(context.systemPrompt)}`] : []),
+    text === undefined ? `${context.messages.length} message(s), none from the user` : `last user message ${clip(text)}`,
+  ]
+  return `${who} asked the model itself (not through the agent loop): ${parts.join(', ')}`
+}
+
+const clip = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text)

@@ -1,0 +1,102 @@
+import { complete } from '@mariozechner/pi-ai'
+import { describe, expect, it } from 'vitest'
+import { createTestSession, forExtension, says, thinks, when } from '../src/index.js'
+import { CURRENT_LINE } from './support/pi-line.js'
+
+const COMMIT = './test/fixtures/extensions/commit-message.ts'
+const git = {
+  exec: {
+    rules: [
+      { match: { cmd_exact: 'git', args_contain: ['diff'] }, result: { stdout: '+login form' } },
+      { match: { cmd_exact: 'git', args_contain: ['commit'] }, result: { stdout: '' } },
+    ],
+  },
+}
+
+describe("an extension's own model calls", () => {
+  it('are answered by forExtension(...) steps, apart from the agent steps, and recorded with who asked', async () => {
+    // Two extensions: the stack tells which one asked.
+    const t = await createTestSession({ extensions: [() => {}, COMMIT], mocks: git })
+    await t.command('commit', undefined, [forExtension(thinks('A login form.'), says('feat: add login form'))])
+    expect(t).toHaveExecuted('git', ['commit', '-m', 'feat: add login form'])
+    expect(t.events.modelRequests).toHaveLength(1)
+    const [request] = t.events.modelRequests
+    expect(request).toMatchObject({ by: 'extension', step: 1, systemPrompt: 'You write one-line conventional commit messages.', extensionPath: expect.stringMatching(/commit-message\.ts$/) })
+    expect(request!.messages).toMatchObject([{ role: 'user', content: 'Write a commit message for:\n+login form' }])
+    expect(t.playbook).toEqual({ consumed: 1, remaining: 0 })
+  })
+
+  it("serve an agent_end handler's call while the agent's steps serve the agent", async () => {
+    const t = await createTestSession({ extensions: [COMMIT], flags: { summarize: true } })
+    await t.run(when('hi', [says('Hello.'), forExtension(says('The user greeted; the agent answered.'))]))
+    expect(t.events.modelRequests.map((r) => r.by)).toEqual(['agent', 'extension'])
+    expect(t.events.modelRequests[1]!.messages.map((m) => m.role)).toEqual(['user', 'assistant'])
+    const entry = t.session.sessionManager.getEntries().find((e) => e.type === 'custom')
+    expect(entry).toMatchObject({ customType: 'summary', data: { text: 'The user greeted; the agent answered.' } })
+  })
+
+  it('fail the test when unscripted, naming the extension and the request; the extension gets a provider error', async () => {
+    const t = await createTestSession({ extensions: [COMMIT], mocks: git })
+    const failure = await t.command('commit').then(() => undefined, (error: Error) => error)
+    expect(failure?.message).toMatch(
+      /^Unscripted model call: extension \S+commit-message\.ts asked the model itself \(not through the agent loop\): system prompt "You write one-line conventional commit messages\.", last user message "Write a commit message for:\\n\+login form"; but turn 1 \("\/commit"\) has no forExtension\(\.\.\.\) answer\./,
+    )
+    expect(t.events.ui.find((call) => call.method === 'notify')?.args[0]).toMatch(/^The model failed: Unscripted model call: extension /)
+    expect(t).not.toHaveExecuted('git', ['commit'])
+    expect(t.events.modelRequests).toMatchObject([{ by: 'extension', step: 1 }])
+  })
+
+  it('a fire-and-forget call after the run fails the test at verify(), with no unhandled rejection', async () => {
+    let call: Promise<unknown> | undefined
+    const t = await createTestSession({
+      extensions: [
+        (pi) => {
+          pi.registerCommand('later', {
+            handler: async (_args, ctx) => {
+              call = complete(ctx.model!, { messages: [{ role: 'user', content: 'ping', timestamp: 0 }] })
+            },
+          })
+        },
+      ],
+    })
+    await expect(t.command('later')).rejects.toThrow(/^Unscripted model call: extension <inline:1> asked the model itself .*last user message "ping"; but turn 1/)
+    await expect(call).resolves.toMatchObject({ stopReason: 'error', errorMessage: expect.stringMatching(/^Unscripted model call/) })
+  })
+
+  it("are answered after Pi resets pi-ai's api registry (a reload)", async () => {
+    const t = await createTestSession({ extensions: [COMMIT], mocks: git })
+    await t.session.reload()
+    await t.command('commit', undefined, [forExtension(says('fix: after reload'))])
+    expect(t).toHaveExecuted('git', ['commit', '-m', 'fix: after reload'])
+  })
+
+  it('a forExtension(...) answer nobody asked for is not consumed', async () => {
+    const t = await createTestSession({ extensions: [COMMIT] })
+    await expect(t.run(when('hi', [says('Hello.'), forExtension(says('unused'))]))).rejects.toThrow(
+      'Playbook not consumed: 1 forExtension(...) answer(s) of turn 1 ("hi") were never asked for: no extension called the model itself that often.\n    extension call 1: says("unused")',
+    )
+  })
+
+  it('t.emit(event, payload, actions) scripts the calls of the handlers it fires', async () => {
+    const t = await createTestSession({
+      extensions: [
+        (pi) => {
+          pi.on('session_before_compact', async (_event, ctx) => {
+            const summary = await complete(ctx.model!, { messages: [{ role: 'user', content: 'summarize', timestamp: 0 }] })
+            return { compaction: { summary: summary.content.map((b) => (b.type === 'text' ? b.text : '')).join(''), firstKeptEntryId: 'x', tokensBefore: 1 } }
+          })
+        },
+      ],
+    })
+    const result = await t.emit('session_before_compact', { preparation: {}, branchEntries: [], signal: new AbortController().signal }, [forExtension(says('short summary'))])
+    expect(result).toMatchObject({ compaction: { summary: 'short summary' } })
+  })
+
+  it.runIf(CURRENT_LINE)('through ctx.modelRegistry.complete (Pi 1.x) too, with who asked', async () => {
+    const t = await createTestSession({ extensions: [() => {}, './test/fixtures/extensions/registry-ask.ts'] })
+    await t.command('ask', 'what now?', [forExtension(says('nothing'))])
+    expect(t).toHaveNotified('nothing')
+    expect(t.events.modelRequests).toMatchObject([{ by: 'extension', extensionPath: expect.stringMatching(/registry-ask\.ts$/) }])
+    expect(t.events.modelRequests[0]!.messages).toMatchObject([{ role: 'user', content: 'what now?' }])
+  })
+})
