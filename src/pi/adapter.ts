@@ -40,10 +40,12 @@ export interface PiAdapter {
   /** The tools Pi builds into every session, in Pi's order, with the factories of their real definitions. */
   builtinTools: Record<string, (cwd: string) => ToolDefinition>
   /**
-   * The createAgentSession options that give `model`'s provider a key (never sent anywhere: the model
-   * is scripted) and, when given, list exactly `available` as the registry's models. Nothing touches disk.
+   * The createAgentSession options that give the providers of `model` and `available` a key (never sent
+   * anywhere: the model is scripted), except those `withheld`, which have none as in Pi without a login,
+   * whatever the environment holds; and, when given, list exactly `available` as the registry's models.
+   * Nothing touches disk.
    */
-  modelServices(model: Model<string>, available: Model<string>[] | undefined): Promise<Partial<CreateAgentSessionOptions>>
+  modelServices(model: Model<string>, available: Model<string>[] | undefined, withheld: readonly string[]): Promise<Partial<CreateAgentSessionOptions>>
   /**
    * Registers `stream` as the provider of `api` in pi-ai's registry (the one `complete(model, …)` and, on
    * 1.x, the model runtime read), unless the registry still holds the one registered last.

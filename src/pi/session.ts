@@ -37,6 +37,8 @@ export interface PiSessionOptions {
   thinkingLevel?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh'
   /** What the model registry lists, instead of Pi's built-in catalog. */
   availableModels?: Model<string>[]
+  /** Providers without credentials (every other provider of the session's models has a key). */
+  withoutCredentials?: readonly string[]
   /** Pre-seeds the session's entries before Pi restores its transcript from them. */
   seed?: (manager: SessionManager) => void
   /** Extension flag values, as `pi --name value` sets them; each must be registered by an extension. */
@@ -56,7 +58,7 @@ const DEFAULT_ACTIVE_TOOLS = ['read', 'bash', 'edit', 'write']
 export async function createPiSession(options: PiSessionOptions): Promise<PiSessionResult> {
   const model = options.model ?? SCRIPTED_MODEL
   const settingsManager = PiSettings.inMemory({ compaction: { enabled: false }, retry: { enabled: false } })
-  const modelServices = await adapter.modelServices(model, options.availableModels)
+  const modelServices = await adapter.modelServices(model, options.availableModels, options.withoutCredentials ?? [])
   const sessionManager = Sessions.inMemory(options.cwd)
   options.seed?.(sessionManager)
   const paths = options.extensions.map((e) => e.path)

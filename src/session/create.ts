@@ -99,6 +99,7 @@ async function startPi(
     model,
     ...(availableModels.length > 0 ? { availableModels } : {}),
     ...(blocks.model?.thinking_level ? { thinkingLevel: blocks.model.thinking_level } : {}),
+    ...(blocks.model?.without_credentials ? { withoutCredentials: blocks.model.without_credentials } : {}),
     seed: (manager) => seedSession(manager, blocks.session, model),
     ...(options.flags ? { flags: options.flags } : {}),
     ...(options.tools ? { tools: options.tools } : {}),

@@ -199,6 +199,8 @@ export interface ModelMock {
   available_models?: AvailableModel[]
   /** Default `true`: setModel/setThinkingLevel succeed; `false`: they return errors. */
   accept_mutations?: boolean
+  /** Providers with no API key or login: the registry answers for their models as Pi does without one. */
+  without_credentials?: string[]
 }
 
 export interface CurrentModel {

@@ -168,6 +168,14 @@ function semanticProblems(value: unknown, extensionIds: readonly string[] | unde
       }
     })
   }
+  if (isObject(value.model)) {
+    listOf(value.model.without_credentials).forEach((provider, index) => {
+      if (typeof provider === 'string' && provider.includes('/')) {
+        const name = provider.slice(0, provider.indexOf('/'))
+        problems.push({ pointer: `/model/without_credentials/${index}`, message: `names a model; Pi keeps credentials per provider: write "${name}"` })
+      }
+    })
+  }
   return problems
 }
 

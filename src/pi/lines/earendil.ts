@@ -12,10 +12,10 @@ import type { Model } from '@earendil-works/pi-ai'
 import type * as PiAi073 from '@mariozechner/pi-ai'
 import type { Context } from '@mariozechner/pi-ai'
 import type * as PiAiOAuth073 from '@mariozechner/pi-ai/oauth'
-import type * as CodingAgent073 from '@mariozechner/pi-coding-agent'
 import type { ExtensionUIContext as HarnessUIContext } from '@mariozechner/pi-coding-agent'
 import type { PiAdapter, PiExports } from '../adapter.js'
 import type { PiLineInfo } from '../line.js'
+import { authStorageModelServices, type AuthStorageClasses } from './auth-storage-models.js'
 import { CALLER_STACK, callerStack } from '../caller.js'
 
 // Pi 1.x writes its theme under both scopes' keys, so extensions built for either find it.
@@ -45,19 +45,19 @@ function listModels(runtime: Pi.ModelRuntime, models: Model<string>[]): void {
 }
 
 // Until 0.79 the line kept 0.73's auth storage and model registry; 0.80 replaced both with ModelRuntime.
-type LegacyServices = Pick<typeof CodingAgent073, 'AuthStorage' | 'ModelRegistry'>
-const legacyServices = Pi as unknown as Partial<LegacyServices>
+const legacyServices = Pi as unknown as Partial<AuthStorageClasses>
 
-function legacyModelServices(services: LegacyServices, model: Model<string>, available: Model<string>[] | undefined) {
-  // prompt() refuses a model whose provider has no key; the key is never sent anywhere.
-  const authStorage = services.AuthStorage.inMemory({ [model.provider]: { type: 'api_key', key: 'scripted' } })
-  const modelRegistry = services.ModelRegistry.inMemory(authStorage)
-  if (available) {
-    modelRegistry.getAll = () => [...available]
-    modelRegistry.getAvailable = () => [...available]
-    modelRegistry.find = (provider, id) => available.find((m) => m.provider === provider && m.id === id)
-  }
-  return { authStorage, modelRegistry } as never
+/** Providers without credentials, as Pi sees them with none stored or set and none in the environment. */
+function withholdCredentials(runtime: Pi.ModelRuntime, withheld: ReadonlySet<string>): void {
+  const { getAuth, checkAuth, hasConfiguredAuth, getProviderAuthStatus, getAvailable, getAvailableSnapshot } = runtime
+  const providerOf = (target: string | { provider: string }) => (typeof target === 'string' ? target : target.provider)
+  runtime.getAuth = ((target: Parameters<typeof getAuth>[0], overrides) =>
+    withheld.has(providerOf(target)) ? Promise.resolve(undefined) : getAuth.call(runtime, target, overrides)) as typeof getAuth
+  runtime.checkAuth = async (provider, options) => (withheld.has(provider) ? undefined : checkAuth.call(runtime, provider, options))
+  runtime.hasConfiguredAuth = (provider) => !withheld.has(provider) && hasConfiguredAuth.call(runtime, provider)
+  runtime.getProviderAuthStatus = (provider) => (withheld.has(provider) ? { configured: false } : getProviderAuthStatus.call(runtime, provider))
+  runtime.getAvailable = async (provider, options) => (await getAvailable.call(runtime, provider, options)).filter((m) => !withheld.has(m.provider))
+  runtime.getAvailableSnapshot = () => getAvailableSnapshot.call(runtime).filter((m) => !withheld.has(m.provider))
 }
 
 /**
@@ -153,8 +153,10 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     // Same names and calls; the classes differ in private members, which the compiler compares by name.
     exports: exports as unknown as PiExports,
     builtinTools: Object.fromEntries(Object.entries(toolFactories).filter(([, create]) => typeof create === 'function')) as unknown as PiAdapter['builtinTools'],
-    async modelServices(model, available) {
-      if (legacyServices.AuthStorage && legacyServices.ModelRegistry) return legacyModelServices(legacyServices as LegacyServices, model, available)
+    async modelServices(model, available, withheld) {
+      if (legacyServices.AuthStorage && legacyServices.ModelRegistry) {
+        return authStorageModelServices(legacyServices as AuthStorageClasses, model, available as never, withheld) as never
+      }
       // Since 0.80: credentials in memory, no models.json, no catalog refresh over the network.
       const modelRuntime = await Pi.ModelRuntime.create({
         credentials: new PiAi.InMemoryCredentialStore(),
@@ -164,9 +166,12 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
       })
       // prompt() refuses a model whose provider has no key; the key is never sent anywhere. A provider
       // Pi does not know (the scripted one) is registered as an extension registers its own.
-      if (modelRuntime.getProvider(model.provider)) await modelRuntime.setRuntimeApiKey(model.provider, 'scripted')
-      else modelRuntime.registerProvider(model.provider, { baseUrl: model.baseUrl, apiKey: 'scripted', api: model.api })
+      for (const provider of new Set([model, ...(available ?? [])].map((m) => m.provider))) {
+        if (!modelRuntime.getProvider(provider)) modelRuntime.registerProvider(provider, { baseUrl: model.baseUrl, apiKey: 'scripted', api: model.api })
+        else if (!withheld.includes(provider)) await modelRuntime.setRuntimeApiKey(provider, 'scripted')
+      }
       if (available) listModels(modelRuntime, available as Model<string>[])
+      if (withheld.length > 0) withholdCredentials(modelRuntime, new Set(withheld))
       tagCallers(modelRuntime)
       return { modelRuntime } as never
     },

@@ -19,13 +19,8 @@ import {
 import { createAssistantMessageEventStream, getApiProvider, registerApiProvider, resetApiProviders, type Model } from '@mariozechner/pi-ai'
 import { resetOAuthProviders } from '@mariozechner/pi-ai/oauth'
 import type { PiAdapter } from '../adapter.js'
+import { authStorageModelServices } from './auth-storage-models.js'
 import type { PiLineInfo } from '../line.js'
-
-function listModels(registry: ModelRegistry, models: Model<string>[]): void {
-  registry.getAll = () => [...models]
-  registry.getAvailable = () => [...models]
-  registry.find = (provider, id) => models.find((m) => m.provider === provider && m.id === id)
-}
 
 const THEME_KEY = Symbol.for('@mariozechner/pi-coding-agent:theme')
 
@@ -52,12 +47,8 @@ export function createAdapter(line: PiLineInfo): PiAdapter {
       find: createFindToolDefinition,
       ls: createLsToolDefinition,
     } as unknown as PiAdapter['builtinTools'],
-    async modelServices(model, available) {
-      // prompt() refuses a model whose provider has no key.
-      const authStorage = AuthStorage.inMemory({ [model.provider]: { type: 'api_key', key: 'scripted' } })
-      const modelRegistry = ModelRegistry.inMemory(authStorage)
-      if (available) listModels(modelRegistry, available)
-      return { authStorage, modelRegistry }
+    async modelServices(model, available, withheld) {
+      return authStorageModelServices({ AuthStorage, ModelRegistry }, model, available, withheld)
     },
     ensureScriptedApi(api, stream) {
       if (scriptedApi !== undefined && getApiProvider(api) === scriptedApi) return
