@@ -63,6 +63,13 @@ describe("an extension's own model calls", () => {
     await expect(call).resolves.toMatchObject({ stopReason: 'error', errorMessage: expect.stringMatching(/^Unscripted model call/) })
   })
 
+  it('of concurrent sessions are each answered by their own script', async () => {
+    const [a, b] = await Promise.all([createTestSession({ extensions: [COMMIT], mocks: git }), createTestSession({ extensions: [COMMIT], mocks: git })])
+    await Promise.all([a.command('commit', undefined, [forExtension(says('feat: a'))]), b.command('commit', undefined, [forExtension(says('feat: b'))])])
+    expect(a).toHaveExecuted('git', ['commit', '-m', 'feat: a'])
+    expect(b).toHaveExecuted('git', ['commit', '-m', 'feat: b'])
+  })
+
   it("are answered after Pi resets pi-ai's api registry (a reload)", async () => {
     const t = await createTestSession({ extensions: [COMMIT], mocks: git })
     await t.session.reload()
