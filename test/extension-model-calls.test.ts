@@ -77,6 +77,25 @@ describe("an extension's own model calls", () => {
     expect(t).toHaveExecuted('git', ['commit', '-m', 'fix: after reload'])
   })
 
+  it('a call whose own signal is already aborted ends aborted and takes no answer, as a provider does', async () => {
+    let stop: string | undefined
+    const t = await createTestSession({
+      extensions: [
+        (pi) => {
+          pi.registerCommand('cancelled', {
+            handler: async (_args, ctx) => {
+              const answer = await complete(ctx.model!, { messages: [{ role: 'user', content: 'q', timestamp: 0 }] }, { signal: AbortSignal.abort() })
+              stop = `${answer.stopReason}: ${answer.errorMessage}`
+            },
+          })
+        },
+      ],
+    })
+    await t.command('cancelled')
+    expect(stop).toBe('aborted: Request was aborted')
+    expect(t.events.modelRequests).toMatchObject([{ by: 'extension' }])
+  })
+
   it('a forExtension(...) answer nobody asked for is not consumed', async () => {
     const t = await createTestSession({ extensions: [COMMIT] })
     await expect(t.run(when('hi', [says('Hello.'), forExtension(says('unused'))]))).rejects.toThrow(

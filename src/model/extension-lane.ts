@@ -9,6 +9,8 @@ export interface ExtensionRequest {
   context: Context
   /** The extension's file (`<inline:N>` for an inline factory); undefined when the stack does not tell. */
   extensionPath: string | undefined
+  /** The caller's abort signal: aborted before the call, it is answered `aborted` and takes no answer. */
+  signal?: AbortSignal | undefined
 }
 
 export class ExtensionLane {

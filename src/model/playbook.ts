@@ -128,7 +128,7 @@ export class Playbook {
         `Pi still holds ${queued.length} queued message(s) that no turn delivered: ${queued.join('; ')}.`,
         'A message sent while the agent is finishing (pi.sendMessage(..., { triggerTurn: true }) or pi.sendUserMessage(...) from an',
         'agent_end handler) is queued as a follow-up; Pi 0.73 delivers it only with the next prompt, so the turn that would take',
-        'the remaining steps never starts. Send it after the run (e.g. from a later command), or script the next prompt.',
+        'the remaining steps never starts: move them to the next when(...), whose prompt delivers it.',
       )
     } else if (left.length > 0) {
       lines.push(
@@ -190,13 +190,15 @@ export class Playbook {
    */
   answerExtension(request: ExtensionRequest, model: Model<string>): AssistantMessageEventStream {
     const stream = createMessageStream()
-    const taken = this.extensions.take()
+    const aborted = request.signal?.aborted === true
+    const taken = aborted ? undefined : this.extensions.take()
     const number = taken?.number ?? this.extensions.consumed + 1
     this.hooks.onRequest({ step: number, context: request.context, by: 'extension', ...(request.extensionPath === undefined ? {} : { extensionPath: request.extensionPath }) })
     let message: AssistantMessage
     try {
-      if (!taken) throw this.unscripted(request)
-      message = responseFor(taken.step, { model, idPrefix: `ext_${number}`, where: `Extension call ${number}`, onCall: () => {} })
+      if (aborted) message = assistantMessage(model, [], 'aborted', 'Request was aborted')
+      else if (!taken) throw this.unscripted(request)
+      else message = responseFor(taken.step, { model, idPrefix: `ext_${number}`, where: `Extension call ${number}`, onCall: () => {} })
     } catch (error) {
       this.hooks.report(asError(error))
       message = assistantMessage(model, [], 'error', messageOf(error).split('\n')[0])

@@ -24,7 +24,11 @@ export type PiExports = Pick<
 export type ScriptedModel = (context: Context, signal: AbortSignal | undefined) => AssistantMessageEventStream
 
 /** pi-ai's provider for the scripted api: a model call made outside the agent loop (options carry its caller). */
-export type ScriptedApiStream = (model: Model<string>, context: Context, options: { [key: symbol]: string | undefined } | undefined) => AssistantMessageEventStream
+export type ScriptedApiStream = (
+  model: Model<string>,
+  context: Context,
+  options: { [key: symbol]: string | undefined; signal?: AbortSignal } | undefined,
+) => AssistantMessageEventStream
 
 export interface BeforeAgentStartPayload {
   prompt: string

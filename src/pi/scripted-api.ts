@@ -16,6 +16,8 @@ export interface ExtensionModelCall {
   context: Context
   /** The stack of the code that made the call: who asked. */
   stack: string
+  /** The abort signal the caller passed, if any. */
+  signal: AbortSignal | undefined
 }
 
 export type ExtensionModelAnswer = (call: ExtensionModelCall) => AssistantMessageEventStream
@@ -38,12 +40,12 @@ export function ensureScriptedApi(): void {
 }
 
 /** A call made outside every session goes to the one session alive; otherwise whose script answers is unknown. */
-function routeModelCall(model: Model<string>, context: Context, options: { [CALLER_STACK]?: string } | undefined): AssistantMessageEventStream {
+function routeModelCall(model: Model<string>, context: Context, options: { [CALLER_STACK]?: string; signal?: AbortSignal } | undefined): AssistantMessageEventStream {
   const stack = options?.[CALLER_STACK] ?? callerStack()
   const alive = answerers.get()
   const scope = currentSession()
   const answer = scope !== undefined ? alive.get(scope) : alive.size === 1 ? alive.values().next().value : undefined
-  if (answer) return answer({ model, context, stack })
+  if (answer) return answer({ model, context, stack, signal: options?.signal })
   const what = `A model call to ${model.provider}/${model.id}`
   if (scope !== undefined) throw new Error(`${what} came from a test session that has ended`)
   if (alive.size === 0) throw new Error(`${what} was made while no test session is alive: the scripted model answers only a session's code`)

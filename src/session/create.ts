@@ -138,8 +138,8 @@ function scriptModel(
   })
   replaceModel(pi, (context, signal) => playbook.answer(context, signal))
   stack.defer(
-    answerExtensionModelCalls(scope, ({ model: asked, context, stack: caller }) =>
-      playbook.answerExtension({ context, extensionPath: extensionOnStack(caller, pi.extensionRunner.getExtensionPaths()) }, asked),
+    answerExtensionModelCalls(scope, ({ model: asked, context, stack: caller, signal }) =>
+      playbook.answerExtension({ context, extensionPath: extensionOnStack(caller, pi.extensionRunner.getExtensionPaths()), signal }, asked),
     ),
   )
   return playbook
