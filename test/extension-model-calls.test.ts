@@ -126,3 +126,21 @@ describe("an extension's own model calls", () => {
     expect(t.events.modelRequests[0]!.messages).toMatchObject([{ role: 'user', content: 'what now?' }])
   })
 })
+
+it("Pi's own compaction asks the model through the agent's steps on both lines", async () => {
+  const t = await createTestSession({
+    extensions: [
+      (pi) => {
+        pi.registerCommand('squash', {
+          handler: (_args, ctx) => new Promise<void>((resolve, reject) => ctx.compact({ onComplete: () => resolve(), onError: reject })),
+        })
+      },
+    ],
+  })
+  // Long enough that Pi keeps only the recent part (its default keeps 20k tokens) and summarizes the rest.
+  await t.run(when('hi', [says(`hello ${'word '.repeat(20_000)}`)]), when('and?', [says('more')]))
+  await t.command('squash', undefined, [says('## Summary\nThe user said hi.')])
+  expect(t.events.modelRequests.map((r) => r.by)).toEqual(['agent', 'agent', 'agent'])
+  const compaction = t.session.sessionManager.getEntries().find((e) => e.type === 'compaction')
+  expect(compaction).toMatchObject({ summary: expect.stringContaining('The user said hi.') })
+})

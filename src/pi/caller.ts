@@ -30,3 +30,13 @@ export function extensionOnStack(stack: string | undefined, paths: readonly stri
   }
   return paths.length === 1 ? paths[0] : undefined
 }
+
+/**
+ * Whether Pi itself made the call: its compaction and branch summary ask the model through pi-ai on 0.73,
+ * where 1.x hands them the agent's stream function. No extension of `paths` is on the stack.
+ */
+export function askedByPi(stack: string | undefined, paths: readonly string[]): boolean {
+  const frames = (stack ?? '').split('\n').slice(1)
+  const files = paths.filter((path) => !path.startsWith('<'))
+  return frames.some((frame) => /pi-coding-agent\/dist\/core\/compaction\//.test(frame)) && !frames.some((frame) => files.some((path) => frame.includes(path)))
+}

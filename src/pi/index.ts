@@ -23,6 +23,6 @@ export {
 export { SCRIPTED_MODEL, createPiSession, type PiSessionOptions, type PiSessionResult } from './session.js'
 export { replaceModel, createMessageStream, watchToolCallDecisions, trackSettling, pressEscape, watchQueuedMessages, type ToolCallDecision } from './agent.js'
 export { answerExtensionModelCalls, type ExtensionModelCall } from './scripted-api.js'
-export { extensionOnStack } from './caller.js'
+export { askedByPi, extensionOnStack } from './caller.js'
 export { bindSession, emitShutdown, emitExtensionEvent, type UIBinding } from './extensions.js'
 export { openScreen, preloadTui, screenNow, type ComponentScreen, type Frame, type MountOptions, type ScreenSize } from './tui.js'

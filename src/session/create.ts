@@ -8,6 +8,7 @@ import { seedSession } from '../mocks/session-state.js'
 import { Playbook } from '../model/playbook.js'
 import {
   answerExtensionModelCalls,
+  askedByPi,
   bindSession,
   createPiSession,
   emitExtensionEvent,
@@ -138,9 +139,12 @@ function scriptModel(
   })
   replaceModel(pi, (context, signal) => playbook.answer(context, signal))
   stack.defer(
-    answerExtensionModelCalls(scope, ({ model: asked, context, stack: caller, signal }) =>
-      playbook.answerExtension({ context, extensionPath: extensionOnStack(caller, pi.extensionRunner.getExtensionPaths()), signal }, asked),
-    ),
+    answerExtensionModelCalls(scope, ({ model: asked, context, stack: caller, signal }) => {
+      const paths = pi.extensionRunner.getExtensionPaths()
+      // Pi's own summaries take agent steps, as on 1.x, where they go through the agent's stream function.
+      if (askedByPi(caller, paths)) return playbook.answer(context, signal)
+      return playbook.answerExtension({ context, extensionPath: extensionOnStack(caller, paths), signal }, asked)
+    }),
   )
   return playbook
 }
