@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
-import { aborts, calls, createTestSession, says, thinks, when } from '../src/index.js'
+import { aborts, calls, createTestSession, says, thinks, when } from '../environment/index.js'
 
 /** Records how each run ended, as an extension that reacts to Esc reads it. */
 function stopWatcher(stops: string[], signals: (boolean | undefined)[] = []) {

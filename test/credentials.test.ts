@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
-import { createTestSession, forExtension, says, when } from '../src/index.js'
+import { createTestSession, forExtension, says, when } from '../environment/index.js'
 import { validateMockSpec } from '../src/mocks/spec/index.js'
 
 const COMMIT = './test/fixtures/extensions/commit-message.ts'

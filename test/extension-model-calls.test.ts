@@ -1,6 +1,6 @@
 import { complete } from '@mariozechner/pi-ai'
 import { describe, expect, it } from 'vitest'
-import { createTestSession, forExtension, says, thinks, when } from '../src/index.js'
+import { createTestSession, forExtension, says, thinks, when } from '../environment/index.js'
 import { CURRENT_LINE } from './support/pi-line.js'
 
 const COMMIT = './test/fixtures/extensions/commit-message.ts'
@@ -46,7 +46,7 @@ describe("an extension's own model calls", () => {
     expect(t.events.modelRequests).toMatchObject([{ by: 'extension', step: 1 }])
   })
 
-  it('a fire-and-forget call after the run fails the test at verify(), with no unhandled rejection', async () => {
+  it('a fire-and-forget call fails the run, with no unhandled rejection', async () => {
     let call: Promise<unknown> | undefined
     const t = await createTestSession({
       extensions: [
@@ -61,6 +61,21 @@ describe("an extension's own model calls", () => {
     })
     await expect(t.command('later')).rejects.toThrow(/^Unscripted model call: extension <inline:1> asked the model itself .*last user message "ping"; but turn 1/)
     await expect(call).resolves.toMatchObject({ stopReason: 'error', errorMessage: expect.stringMatching(/^Unscripted model call/) })
+  })
+
+  it('a call while no turn runs fails the test when it ends (verify())', async () => {
+    let asked: Parameters<typeof complete>[0] | undefined
+    const t = await createTestSession({
+      extensions: [
+        (pi) => {
+          pi.registerCommand('model', { handler: async (_args, ctx) => void (asked = ctx.model) })
+        },
+      ],
+    })
+    await t.command('model')
+    // As a timer the extension started would, after the command returned.
+    await expect(complete(asked!, { messages: [{ role: 'user', content: 'late', timestamp: 0 }] })).resolves.toMatchObject({ stopReason: 'error' })
+    expect(() => t.verify()).toThrow(/^Unscripted model call: .*last user message "late"; but no turn is running/)
   })
 
   it('of concurrent sessions are each answered by their own script', async () => {

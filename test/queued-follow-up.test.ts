@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
-import { createTestSession, says, when } from '../src/index.js'
+import { createTestSession, says, when } from '../environment/index.js'
 import { CURRENT_LINE } from './support/pi-line.js'
 
 /** A loop extension: once a run ends, it asks for one more turn, as "keep going until done" extensions do. */
