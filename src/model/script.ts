@@ -65,7 +65,9 @@ export function when(prompt: string, actions: readonly Action[] = []): Turn {
 }
 
 const BUILDERS = ['calls', 'says', 'thinks', 'parallel', 'fails', 'aborts', 'forExtension']
-const ACTIONS = BUILDERS.map((name) => `${name}(...)`).join(', ')
+// How each builder is called, as a message shows it: aborts() alone takes nothing.
+const callOf = (name: string) => (name === 'aborts' ? 'aborts()' : `${name}(...)`)
+const ACTIONS = BUILDERS.map(callOf).join(', ')
 const KINDS: readonly unknown[] = ['call', 'say', 'think', 'parallel', 'fail', 'abort', 'extension']
 const RESPONSE_KINDS: readonly unknown[] = ['call', 'say', 'think', 'parallel', 'fail']
 
@@ -76,7 +78,7 @@ const isAction = (value: unknown): value is Action =>
 function notAnAction(value: unknown): string {
   const text = `${describeReceived(value)}, not an action (${ACTIONS})`
   if (typeof value === 'string') return `${text}: a reply is says(${JSON.stringify(value)})`
-  if (typeof value === 'function' && BUILDERS.includes(value.name)) return `${text}: call it, ${value.name}(...)`
+  if (typeof value === 'function' && BUILDERS.includes(value.name)) return `${text}: call it, ${callOf(value.name)}`
   return text
 }
 
