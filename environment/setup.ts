@@ -1,6 +1,7 @@
 // The setup file, run before every test file: Vite processes it, so the import() below goes
 // through Vite's module runner; it also registers the matchers and the snapshot serializer.
 import { afterAll, expect } from 'vitest'
+import { settleTempDirs } from '../src/isolation/temp-dirs.js'
 import { setModuleLoader } from '../src/session/module-loader.js'
 import { globalSlot } from '../src/shared/global-slot.js'
 import { piMatchers } from '../matchers/index.js'
@@ -27,11 +28,14 @@ if (sharedWorker()) {
   endFile = beginFile()
 }
 
-// Registered first, so it runs after the file's own afterAll hooks: sessions, then the reset.
+// Registered first, so it runs after the file's own afterAll hooks: sessions, then the reset. The
+// sessions' temp dirs are removed in the background: the file ends when they are gone, also where the
+// setup file is used without the environment (whose teardown waits for them too).
 afterAll(async () => {
   try {
     await disposeFileSessions()
   } finally {
     endFile?.()
+    await settleTempDirs()
   }
 })

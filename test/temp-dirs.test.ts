@@ -1,7 +1,9 @@
 // The temp dirs sessions live in: made ahead and removed in the background, and all gone once settled.
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { releaseTempDir, settleTempDirs, takeTempDir, takeTempDirSync } from '../src/isolation/temp-dirs.js'
 
@@ -78,6 +80,23 @@ describe('temp dirs', () => {
     } finally {
       process.env.TMPDIR = base
       rmSync(other, { recursive: true, force: true })
+    }
+  })
+
+  it('leaves nothing behind when the process exits while dirs are being made ahead and removed', () => {
+    // The built module, as a user's process runs it: it takes dirs, releases one and exits at once, before
+    // the event loop turns, with dirs being made ahead and one being removed.
+    const built = pathToFileURL(resolve(import.meta.dirname, '../dist/src/isolation/temp-dirs.js')).href
+    const script = `
+      const { takeTempDir, takeTempDirSync, releaseTempDir } = await import(${JSON.stringify(built)})
+      const kind = ${JSON.stringify(KIND)}
+      const first = await takeTempDir(kind)
+      takeTempDirSync(kind)
+      releaseTempDir(first, kind)
+      process.exit(0)`
+    for (let run = 0; run < 5; run++) {
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, TMPDIR: base } })
+      expect(left()).toEqual([])
     }
   })
 })

@@ -4,7 +4,8 @@
 // all of it and removes the dirs made ahead (the environment awaits it when a test file ends); an exit
 // hook removes, synchronously, whatever a process still holds when it exits.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { mkdir, mkdtemp, rm, rmdir } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { mkdir, rm, rmdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { messageOf } from '../shared/errors.js'
@@ -150,8 +151,17 @@ function makeAhead(kind: TempDirKind, base: string): MadeAhead {
   const { held } = state.get()
   const entry: MadeAhead = { kind, made: Promise.resolve() }
   entry.made = (async () => {
-    const root = await mkdtemp(join(base, kind.prefix))
+    // Named here, not by mkdtemp, so that the exit hook knows the dir before it exists: a process that
+    // exits while a dir is being made ahead leaves nothing behind.
+    const root = join(base, `${kind.prefix}${randomBytes(6).toString('hex')}`)
     held.add(root)
+    try {
+      await mkdir(root, { mode: 0o700 })
+    } catch {
+      // Taken already (someone else's) or not makeable here: not ours to remove.
+      held.delete(root)
+      return
+    }
     try {
       await Promise.all(kind.subdirs.map((subdir) => mkdir(join(root, subdir))))
       entry.root = root
