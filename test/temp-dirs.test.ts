@@ -42,12 +42,23 @@ describe('temp dirs', () => {
     expect(left()).toEqual([])
   })
 
-  it('makes the next dirs ahead, and settling removes those not taken', async () => {
-    const root = await takeTempDir(KIND)
-    // Settling waits for the dirs being made ahead, then removes them; the taken one stays until released.
+  it('makes the next dirs ahead once a kind is taken again, and settling removes those not taken', async () => {
+    const name = (root: string) => root.slice(base.length + 1)
+    const first = await takeTempDir(KIND)
+    // Taken once since the last settle: nothing is made ahead (a file's home is taken once per file).
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(left()).toEqual([name(first)])
+    const second = await takeTempDir(KIND)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(left()).toHaveLength(3)
+    // Settling waits for the dirs being made ahead, then removes them; the taken ones stay until released.
     await settleTempDirs()
-    expect(left()).toEqual([root.slice(base.length + 1)])
-    releaseTempDir(root, KIND)
+    expect(left()).toEqual([name(first), name(second)].sort())
+    // Settling starts the count again.
+    const third = takeTempDirSync(KIND)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(left()).toEqual([name(first), name(second), name(third)].sort())
+    for (const root of [first, second, third]) releaseTempDir(root, KIND)
     await settleTempDirs()
     expect(left()).toEqual([])
   })
@@ -64,6 +75,7 @@ describe('temp dirs', () => {
   })
 
   it('never hands out a dir made ahead under a TMPDIR that has changed since', async () => {
+    releaseTempDir(await takeTempDir(KIND), KIND)
     releaseTempDir(await takeTempDir(KIND), KIND)
     // Give the dirs made ahead time to be ready under the first TMPDIR.
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -92,6 +104,7 @@ describe('temp dirs', () => {
       const kind = ${JSON.stringify(KIND)}
       const first = await takeTempDir(kind)
       takeTempDirSync(kind)
+      await takeTempDir(kind)
       releaseTempDir(first, kind)
       process.exit(0)`
     for (let run = 0; run < 5; run++) {

@@ -33,16 +33,20 @@ interface TempDirState {
   held: Set<string>
   /** Removals that failed, reported by the next settleTempDirs(). */
   failures: string[]
+  /** Per prefix, the dirs taken since the last settle. */
+  takes: Map<string, number>
 }
 
 // Dirs of each kind kept made ahead. A session's promise chains may not let the event loop turn, and a dir
-// made ahead is known to exist only once it has: a few in flight cover sessions run back to back.
+// made ahead is known to exist only once it has: a few in flight cover sessions run back to back. A kind
+// taken once since the last settle may never be taken again before the next (a file's home, a file of one
+// session): none is made ahead for it, and one more for each further take, up to AHEAD.
 const AHEAD = 3
 
 // One per process: the module may be evaluated again for each test file, and in a VM pool the sessions'
 // copy runs in the file's realm while the environment that settles at the file's end runs outside it.
 const state = processSlot<TempDirState>('temp-dirs', () => {
-  const created: TempDirState = { ahead: new Map(), pending: new Set(), held: new Set(), failures: [] }
+  const created: TempDirState = { ahead: new Map(), pending: new Set(), held: new Set(), failures: [], takes: new Map() }
   process.once('exit', () => {
     for (const root of created.held) rmSync(root, { recursive: true, force: true })
   })
@@ -98,7 +102,8 @@ export function releaseTempDir(root: string, kind: TempDirKind): void {
  * this module's exists except those still in use. Rejects naming the dirs it could not remove.
  */
 export async function settleTempDirs(): Promise<void> {
-  const { ahead, pending, failures } = state.get()
+  const { ahead, pending, failures, takes } = state.get()
+  takes.clear()
   for (;;) {
     for (const queue of ahead.values()) {
       for (const entry of queue.splice(0)) track(entry.made.then(() => entry.root !== undefined && releaseTempDir(entry.root, entry.kind)))
@@ -127,8 +132,11 @@ function usable(entry: MadeAhead, base: string): string | undefined {
 }
 
 function handOut(root: string, kind: TempDirKind, base: string): string {
+  const { takes } = state.get()
+  const taken = (takes.get(kind.prefix) ?? 0) + 1
+  takes.set(kind.prefix, taken)
   const queue = aheadOf(kind)
-  while (queue.length < AHEAD) queue.push(makeAhead(kind, base))
+  while (queue.length < Math.min(AHEAD, taken - 1)) queue.push(makeAhead(kind, base))
   return root
 }
 
