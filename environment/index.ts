@@ -14,6 +14,7 @@ export {
   says,
   thinks,
   parallel,
+  responds,
   fails,
   aborts,
   forExtension,

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
-import { calls, createTestSession, fails, parallel, says, thinks, when, type TestSession } from '../src/index.js'
+import { calls, createTestSession, fails, parallel, responds, says, thinks, when, type TestSession } from '../src/index.js'
 
 /** An extension with a slow and a fast tool, so parallel completion order differs from call order. */
 function timedTools(pi: ExtensionAPI) {
@@ -39,6 +39,23 @@ describe('playbook', () => {
       ['slow', 'slow:a', 1],
       ['fast', 'fast:b', 1],
     ])
+  })
+
+  it('sends text, thinking and calls in ONE message with responds(...), in order, as a real model does', async () => {
+    t = await createTestSession({ extensions: [timedTools] })
+    await t.run(when('look', [responds(thinks('Both.'), says('Looking.'), calls('slow', { id: 'a' }), calls('fast', { id: 'b' })), says('done')]))
+    const assistant = t.events.messages.filter((m) => m.role === 'assistant')
+    expect(assistant[0]!.role === 'assistant' && assistant[0]!.content.map((c) => c.type)).toEqual(['thinking', 'text', 'toolCall', 'toolCall'])
+    expect(assistant).toHaveLength(2)
+    expect(t.events.toolCalls.map((c) => [c.toolCallId, c.step])).toEqual([['call_1_1', 1], ['call_1_2', 1]])
+  })
+
+  it('passes .then the call record too, so a callback sees whether the call was blocked', async () => {
+    const seen: unknown[] = []
+    const guard = (pi: ExtensionAPI) => pi.on('tool_call', (event) => (event.toolName === 'slow' ? { block: true, reason: 'too slow' } : undefined))
+    t = await createTestSession({ extensions: [timedTools, guard] })
+    await t.run(when('try', [calls('slow', { id: 'a' }).then((result, call) => void seen.push([result.text, call?.blocked, call?.blockReason])), says('done')]))
+    expect(seen).toEqual([['too slow', true, 'too slow']])
   })
 
   it('runs them one after the other with toolExecution: sequential', async () => {

@@ -1,8 +1,8 @@
 // A mistake in a playbook, or a throw that is not an Error, reads as what happened and where.
 import { afterEach, describe, expect, it } from 'vitest'
-import { aborts, calls, createTestSession, forExtension, parallel, says, when, type Action, type TestSession } from '../src/index.js'
+import { aborts, calls, createTestSession, forExtension, parallel, responds, says, when, type Action, type TestSession } from '../src/index.js'
 
-const ACTIONS = 'calls(...), says(...), thinks(...), parallel(...), fails(...), aborts(), forExtension(...)'
+const ACTIONS = 'calls(...), says(...), thinks(...), parallel(...), responds(...), fails(...), aborts(), forExtension(...)'
 
 describe('a playbook entry that is not an action', () => {
   it.each([
@@ -78,11 +78,22 @@ describe('a run that goes wrong', () => {
   })
 })
 
+describe('responds(...) holds the blocks of one message', () => {
+  it.each([
+    [[], 'responds(...actions) needs at least one action'],
+    [[aborts()], 'responds(...actions): actions[0] is aborts(), not a block of a message (calls, says, thinks, parallel, fails)'],
+    [[says('a'), responds(says('b'))], 'responds(...actions): actions[1] is responds(says("b")), not a block of a message'],
+    [['done'], 'responds(...actions): actions[0] is "done" (a string), not an action'],
+  ])('%j', (actions, message) => {
+    expect(() => responds(...(actions as never[]))).toThrow(message)
+  })
+})
+
 describe('forExtension(...) holds model responses only', () => {
   it.each([
     [[], 'forExtension(...actions) needs at least one action, e.g. forExtension(says("feat: add login"))'],
-    [[aborts()], 'forExtension(...actions): actions[0] is aborts(), not a model response (calls, says, thinks, parallel, fails)'],
-    [[says('a'), forExtension(says('b'))], 'forExtension(...actions): actions[1] is forExtension(says("b")), not a model response (calls, says, thinks, parallel, fails)'],
+    [[aborts()], 'forExtension(...actions): actions[0] is aborts(), not a model response (calls, says, thinks, parallel, responds, fails)'],
+    [[says('a'), forExtension(says('b'))], 'forExtension(...actions): actions[1] is forExtension(says("b")), not a model response (calls, says, thinks, parallel, responds, fails)'],
     [['done'], 'forExtension(...actions): actions[0] is "done" (a string), not an action'],
   ])('%j', (actions, message) => {
     expect(() => forExtension(...(actions as never[]))).toThrow(message)

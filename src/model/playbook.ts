@@ -2,7 +2,7 @@
 import { createMessageStream } from '../pi/index.js'
 import type { AssistantMessage, AssistantMessageEventStream, Context, Model, ToolResultMessage } from '../pi/types.js'
 import { assistantMessage, writeMessage } from './stream.js'
-import type { ToolResultRecord } from '../records/records.js'
+import type { ToolCallRecord, ToolResultRecord } from '../records/records.js'
 import { asError, describeReceived, messageOf } from '../shared/errors.js'
 import { describeExtensionRequest, ExtensionLane, type ExtensionRequest } from './extension-lane.js'
 import { when, type ExtensionAnswersAction, type ToolCallAction, type Turn } from './script.js'
@@ -23,6 +23,8 @@ export interface PlaybookHooks {
   onRequest(request: PlaybookRequest): void
   /** The record of a tool result the model is about to see, for `.then` callbacks. */
   resultFor(message: ToolResultMessage): ToolResultRecord
+  /** The record of a tool call (blocked or not), for `.then` callbacks. */
+  callFor(toolCallId: string): ToolCallRecord | undefined
   /** Remembers which step asked for which tool call. */
   onToolCall(toolCallId: string, step: number): void
   /** Aborts the run as the user's Esc does (an aborts() step). */
@@ -32,6 +34,9 @@ export interface PlaybookHooks {
   /** The messages Pi still holds queued (steering, follow-up), described; for the not-consumed diagnostic. */
   stillQueued(): string[]
 }
+
+/** Thrown by a step's own check (a replayed call that now behaves otherwise): a whole diagnostic, reported as it is. */
+export class StepCheckFailed extends Error {}
 
 interface ActiveTurn {
   index: number
@@ -242,8 +247,9 @@ export class Playbook {
       if (!action?.onResult) continue
       this.pendingCallbacks.delete(message.toolCallId)
       try {
-        await action.onResult(this.hooks.resultFor(message))
+        await action.onResult(this.hooks.resultFor(message), this.hooks.callFor(message.toolCallId))
       } catch (error) {
+        if (error instanceof StepCheckFailed) throw error
         throw new Error(`calls(${JSON.stringify(action.tool)}).then(...) threw: ${messageOf(error)}`, { cause: error })
       }
     }

@@ -1,16 +1,21 @@
 // The model script: when(prompt, [...]) turns of calls / says / thinks / parallel / fails actions, plain data.
-import type { ToolResultRecord } from '../records/records.js'
+import type { ToolCallRecord, ToolResultRecord } from '../records/records.js'
 import { describeReceived, describeValue } from '../shared/errors.js'
 
 export type ToolParams = Record<string, unknown>
+
+/** Sees a call's result, and its call record (blocked or not), before the model is asked again. */
+export type ResultCallback = (result: ToolResultRecord, call: ToolCallRecord | undefined) => void | Promise<void>
 
 export interface ToolCallAction {
   readonly kind: 'call'
   readonly tool: string
   readonly params: ToolParams | (() => ToolParams)
-  readonly onResult: ((result: ToolResultRecord) => void | Promise<void>) | undefined
+  /** The call's id as the model sends it; unset, the playbook numbers it (`call_<step>_<n>`). */
+  readonly id: string | undefined
+  readonly onResult: ResultCallback | undefined
   /** Runs `callback` with the call's result before the model is asked again. */
-  then(callback: (result: ToolResultRecord) => void | Promise<void>): ToolCallAction
+  then(callback: ResultCallback): ToolCallAction
 }
 
 export interface SayAction {
@@ -28,6 +33,12 @@ export interface ParallelAction {
   readonly calls: readonly ToolCallAction[]
 }
 
+/** Several blocks in ONE model message, in order, as a real model often answers. */
+export interface RespondAction {
+  readonly kind: 'respond'
+  readonly actions: readonly (ToolCallAction | SayAction | ThinkAction | ParallelAction | FailAction)[]
+}
+
 export interface FailAction {
   readonly kind: 'fail'
   readonly message: string
@@ -38,7 +49,7 @@ export interface AbortAction {
 }
 
 /** A response step is one of these; a thinking block joins the action after it. */
-export type ResponseAction = ToolCallAction | SayAction | ThinkAction | ParallelAction | FailAction
+export type ResponseAction = ToolCallAction | SayAction | ThinkAction | ParallelAction | FailAction | RespondAction
 
 /** Answers for the model calls an extension makes itself (`complete(ctx.model, …)`), apart from the agent's. */
 export interface ExtensionAnswersAction {
@@ -64,12 +75,13 @@ export function when(prompt: string, actions: readonly Action[] = []): Turn {
   return { prompt, actions }
 }
 
-const BUILDERS = ['calls', 'says', 'thinks', 'parallel', 'fails', 'aborts', 'forExtension']
+const BUILDERS = ['calls', 'says', 'thinks', 'parallel', 'responds', 'fails', 'aborts', 'forExtension']
 // How each builder is called, as a message shows it: aborts() alone takes nothing.
 const callOf = (name: string) => (name === 'aborts' ? 'aborts()' : `${name}(...)`)
 const ACTIONS = BUILDERS.map(callOf).join(', ')
-const KINDS: readonly unknown[] = ['call', 'say', 'think', 'parallel', 'fail', 'abort', 'extension']
-const RESPONSE_KINDS: readonly unknown[] = ['call', 'say', 'think', 'parallel', 'fail']
+const KINDS: readonly unknown[] = ['call', 'say', 'think', 'parallel', 'respond', 'fail', 'abort', 'extension']
+const RESPONSE_KINDS: readonly unknown[] = ['call', 'say', 'think', 'parallel', 'respond', 'fail']
+const BLOCK_KINDS: readonly unknown[] = ['call', 'say', 'think', 'parallel', 'fail']
 
 const isAction = (value: unknown): value is Action =>
   typeof value === 'object' && value !== null && KINDS.includes((value as { kind?: unknown }).kind)
@@ -88,26 +100,33 @@ export function calls(tool: string, params: ToolParams | (() => ToolParams) = {}
   if (typeof params !== 'function' && (typeof params !== 'object' || params === null || Array.isArray(params))) {
     throw new TypeError(`calls(${JSON.stringify(tool)}, params): params must be an object or a function that returns one, got ${describeReceived(params)}`)
   }
-  return callAction(tool, params, undefined)
+  return callAction(tool, params, undefined, undefined)
+}
+
+/** A call with the id a recorded model gave it (a replayed session's), so its recorded result can answer it. */
+export function callsWithId(id: string, tool: string, params: ToolParams): ToolCallAction {
+  return callAction(tool, params, id, undefined)
 }
 
 function callAction(
   tool: string,
   params: ToolParams | (() => ToolParams),
+  id: string | undefined,
   onResult: ToolCallAction['onResult'],
 ): ToolCallAction {
   return {
     kind: 'call',
     tool,
     params,
+    id,
     onResult,
-    then(callback: (result: ToolResultRecord) => void, reject?: unknown) {
+    then(callback: ResultCallback, reject?: unknown) {
       // `await calls(...)` would call then(resolve, reject) and hang: say what to do instead.
       if (typeof reject === 'function') {
         ;(reject as (e: Error) => void)(new TypeError(`calls(${JSON.stringify(tool)}) is a playbook action, not a promise: pass it to when(prompt, [...])`))
         return this
       }
-      return callAction(tool, params, callback)
+      return callAction(tool, params, id, callback)
     },
   }
 }
@@ -131,6 +150,18 @@ export function parallel(...toolCalls: ToolCallAction[]): ParallelAction {
   return { kind: 'parallel', calls: toolCalls }
 }
 
+/** Several blocks in ONE model message, in order: text, thinking and tool calls together, e.g. a text before a call. */
+export function responds(...actions: RespondAction['actions']): RespondAction {
+  if (actions.length === 0) throw new TypeError('responds(...actions) needs at least one action, e.g. responds(says("Let me look."), calls("read", { path: "a" }))')
+  actions.forEach((action, index) => {
+    if (!isAction(action)) throw new TypeError(`responds(...actions): actions[${index}] is ${notAnAction(action)}`)
+    if (!BLOCK_KINDS.includes((action as Action).kind)) {
+      throw new TypeError(`responds(...actions): actions[${index}] is ${describeAction(action)}, not a block of a message (calls, says, thinks, parallel, fails)`)
+    }
+  })
+  return { kind: 'respond', actions }
+}
+
 /** The model request fails (stop reason `error`), as a provider error would. */
 export function fails(message: string): FailAction {
   return { kind: 'fail', message }
@@ -150,7 +181,7 @@ export function forExtension(...actions: ResponseAction[]): ExtensionAnswersActi
   actions.forEach((action, index) => {
     if (!isAction(action)) throw new TypeError(`forExtension(...actions): actions[${index}] is ${notAnAction(action)}`)
     if (!RESPONSE_KINDS.includes(action.kind)) {
-      throw new TypeError(`forExtension(...actions): actions[${index}] is ${describeAction(action)}, not a model response (calls, says, thinks, parallel, fails)`)
+      throw new TypeError(`forExtension(...actions): actions[${index}] is ${describeAction(action)}, not a model response (calls, says, thinks, parallel, responds, fails)`)
     }
   })
   return { kind: 'extension', actions }
@@ -166,6 +197,8 @@ export function describeAction(action: Action): string {
       return `thinks(${JSON.stringify(action.text)})`
     case 'parallel':
       return `parallel(${action.calls.map(describeAction).join(', ')})`
+    case 'respond':
+      return `responds(${action.actions.map(describeAction).join(', ')})`
     case 'fail':
       return `fails(${JSON.stringify(action.message)})`
     case 'abort':

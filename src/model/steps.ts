@@ -2,7 +2,7 @@
 // answers with: what both the agent's lane and the extensions' lane of the playbook serve.
 import type { AssistantMessage, Model } from '../pi/types.js'
 import { describeReceived, messageOf } from '../shared/errors.js'
-import { describeAction, type Action, type ToolCallAction, type ToolParams } from './script.js'
+import { describeAction, type Action, type ResponseAction, type ToolCallAction, type ToolParams } from './script.js'
 import { assistantMessage } from './stream.js'
 
 /** One model response: the actions that make it (a thinking block joins the action after it). */
@@ -45,19 +45,22 @@ export function responseFor(step: Step, { model, idPrefix, where, onCall }: Resp
   let aborted = false
   let callIndex = 0
   const addCall = (action: ToolCallAction) => {
-    const id = `${idPrefix}_${++callIndex}`
+    const id = action.id ?? `${idPrefix}_${callIndex + 1}`
+    callIndex++
     const params = typeof action.params === 'function' ? lateParams(action, action.params, where) : action.params
     content.push({ type: 'toolCall', id, name: action.tool, arguments: params })
     onCall(id, action)
   }
-  for (const action of step.actions) {
+  const add = (action: Action | ResponseAction) => {
     if (action.kind === 'think') content.push({ type: 'thinking', thinking: action.text })
     else if (action.kind === 'say') content.push({ type: 'text', text: action.text })
     else if (action.kind === 'call') addCall(action)
     else if (action.kind === 'parallel') action.calls.forEach(addCall)
+    else if (action.kind === 'respond') action.actions.forEach(add)
     else if (action.kind === 'fail') failure = action.message
     else if (action.kind === 'abort') aborted = true
   }
+  step.actions.forEach(add)
   // What providers report when the request's signal aborts.
   if (aborted) return assistantMessage(model, content, 'aborted', 'Request was aborted')
   if (failure !== undefined) return assistantMessage(model, content, 'error', failure)

@@ -53,6 +53,11 @@ export class Recorder {
     return { step: this.stepOf(toolCallId), toolCallId, toolName, text: textOf(content), content, isError, details, mocked: this.#mocked.has(toolCallId) }
   }
 
+  /** The record of a call Pi started (blocked or not). */
+  callRecord(toolCallId: string): ToolCallRecord | undefined {
+    return this.#calls.get(toolCallId)
+  }
+
   /** Records everything `session` emits from now on. */
   attach(session: AgentSession): void {
     watchToolCallDecisions(session, ({ toolCallId, blocked, reason, error }) => {

@@ -132,6 +132,7 @@ function scriptModel(
     onRequest: ({ step, context, by, extensionPath }) =>
       recorder.modelRequest(step, context, by === 'agent' && !pi.extensionRunner.hasHandlers('context'), { by, ...(extensionPath === undefined ? {} : { extensionPath }) }),
     resultFor: (message) => recorder.resultRecord(message.toolCallId, message.toolName, message.content, message.isError, message.details),
+    callFor: (toolCallId) => recorder.callRecord(toolCallId),
     onToolCall: (toolCallId, step) => recorder.callAsked(toolCallId, step),
     abort: () => pressEscape(pi),
     report: (error) => problems.report(error),
