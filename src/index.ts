@@ -4,6 +4,7 @@ export { calls, says, thinks, parallel, responds, fails, aborts, forExtension, w
 export { TIMEOUT, type MockUIOptions, type DialogScript } from './mocks/ui.js'
 export type { CustomKeys, KeyInput } from './mocks/keys.js'
 export type { MockToolHandler, MockToolResult } from './mocks/tools.js'
+export { replay, type Cassette } from './mocks/replay.js'
 export { setModuleLoader, type ModuleLoader } from './session/module-loader.js'
 export { settleTempDirs } from './isolation/temp-dirs.js'
 export type {
