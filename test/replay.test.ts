@@ -89,7 +89,7 @@ describe('a call the recording shows was not run', () => {
   })
 })
 
-describe('a file that is not a recording', () => {
+describe('the file, as replay reads it', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pi-replay-'))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
   const HEADER = { type: 'session', version: 3, id: 's1', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/repo' }
@@ -124,6 +124,19 @@ describe('a file that is not a recording', () => {
     ['has a broken parent chain', () => sessionFile('chain.jsonl', [HEADER, user('hi'), { ...answers, parentId: 'nope' }]), /chain\.jsonl:3: the entry's parentId "nope" names no entry of the file/],
   ])('fails when the file %s, naming file, line and problem', (_what, path, message) => {
     expect(() => replay(path())).toThrow(message)
+  })
+
+  it.each([
+    ['a compaction', { type: 'compaction', summary: 's', firstKeptEntryId: 'e1', tokensBefore: 1 }, /compact\.jsonl:3: a compaction entry: replay does not replay Pi's summaries/],
+    ['an answer cut at the token limit', { type: 'message', message: { role: 'assistant', content: [], stopReason: 'length' } }, /compact\.jsonl:3: the assistant message ended with stop reason "length"/],
+  ])('fails on %s, which it does not replay', (_what, entry, message) => {
+    expect(() => replay(sessionFile('compact.jsonl', [HEADER, user('hi'), entry]))).toThrow(message)
+  })
+
+  it('leaves out a failed attempt that Pi retried (the harness does not retry), and replays a last one', () => {
+    const failed = { type: 'message', message: { role: 'assistant', content: [], stopReason: 'error', errorMessage: '529 overloaded' } }
+    const turns = replay(sessionFile('retry.jsonl', [HEADER, user('hi'), failed, answers, user('again'), failed])).turns
+    expect(turns.map((turn) => turn.actions)).toEqual([[{ kind: 'say', text: 'Done.' }], [{ kind: 'fail', message: '529 overloaded' }]])
   })
 
   it('replays a file of version 3 with a branch: the one that ends at the last entry', () => {

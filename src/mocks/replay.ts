@@ -46,7 +46,7 @@ type Message = { role?: unknown; content?: unknown; stopReason?: unknown; errorM
 export function replay(file: string | URL): Cassette {
   const path = typeof file === 'string' ? file : fileURLToPath(file)
   const problem = (line: number, text: string) => new SessionFileError(path, line, text)
-  const turns: { prompt: string; line: number; actions: Action[]; awaitsAnswer: number | undefined }[] = []
+  const turns: { prompt: string; line: number; actions: Action[]; awaitsAnswer: number | undefined; retried: boolean }[] = []
   const calls = new Map<string, RecordedCall>()
   let step = 0
   /** Whether the file tells a call that ran from one Pi did not run (Pi 1.x's `durationMs`). */
@@ -67,10 +67,15 @@ export function replay(file: string | URL): Cassette {
     const message = messageOf(entry, problem(line, 'a message entry without a message object'))
     if (message.role === 'user') {
       endTurn()
-      turns.push({ prompt: promptOf(message, (text) => problem(line, text)), line, actions: [], awaitsAnswer: undefined })
+      turns.push({ prompt: promptOf(message, (text) => problem(line, text)), line, actions: [], awaitsAnswer: undefined, retried: false })
     } else if (message.role === 'assistant') {
       const turn = turns.at(-1)
       if (!turn) throw problem(line, 'the model answers before any user prompt: replay starts each turn at a user message')
+      // Pi retried after a provider error (auto-retry): the harness does not retry, so the failed attempt is not replayed.
+      if (turn.retried) {
+        turn.actions.pop()
+        step--
+      }
       const where = `turn ${turns.length} (${JSON.stringify(turn.prompt)}), step ${++step} (${path}:${line})`
       const action = stepOf(message, {
         at: (text) => problem(line, text),
@@ -83,6 +88,7 @@ export function replay(file: string | URL): Cassette {
       })
       turn.actions.push(action)
       turn.awaitsAnswer = message.stopReason === 'toolUse' ? line : undefined
+      turn.retried = message.stopReason === 'error'
     } else if (message.role === 'toolResult') {
       const call = typeof message.toolCallId === 'string' ? calls.get(message.toolCallId) : undefined
       if (!call) throw problem(line, `a tool result for call ${JSON.stringify(message.toolCallId)}, which no assistant message before it made`)
