@@ -227,7 +227,7 @@ try {
     // sessions, as the Vitest environment holds it for a whole file (dist internals, by path).
     if (side === 'both') {
       const { enterIsolation } = await import('../dist/src/isolation/isolation.js')
-      const { leave } = enterIsolation()
+      const { leave } = await enterIsolation()
       const held = { harness: [], bare: [] }
       try {
         for (let i = 0; i < HELD_ITERATIONS; i++) {

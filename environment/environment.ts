@@ -16,8 +16,8 @@ const piOptions = (options: Record<string, unknown>) => options.pi as PiEnvironm
 export const environment: Environment = {
   name: 'pi',
   viteEnvironment: 'ssr',
-  setup(global: object, options) {
-    const { leave } = enterIsolation()
+  async setup(global: object, options) {
+    const { leave } = await enterIsolation()
     setFileDefaults(global, piOptions(options))
     return {
       // The sessions' temp dirs are removed in the background; the file ends when they are gone.
@@ -40,7 +40,7 @@ export const environment: Environment = {
     }
     const base = await builtinEnvironments.node.setupVM!(options)
     const context = base.getVmContext()
-    const { leave } = enterIsolation()
+    const { leave } = await enterIsolation()
     setFileDefaults(runInContext('globalThis', context) as object, piOptions(options))
     return {
       getVmContext: () => context,

@@ -119,7 +119,7 @@ describe.each(names)('%s', (client) => {
 })
 
 describe('each request is answered by the session whose code made it', () => {
-  it.each(['axios', 'got', 'node:https'])('%s, with two sessions alive', async (client) => {
+  it.each(['axios', 'got', 'node:https', 'fetch', 'undici fetch', 'undici request'])('%s, with two sessions alive', async (client) => {
     const [a, b] = await Promise.all([session({ mocks: statusRules('from a') }), session({ mocks: statusRules('from b') })])
     const url = 'https://api.status.test/v1/now'
     await Promise.all([
@@ -146,7 +146,7 @@ describe('beneath the rules, nothing leaves the machine', () => {
   })
   afterAll(() => floor.restore())
 
-  it.each(['axios', 'got', 'node:https', 'fetch'])("%s, unhandled with 'bypass', fails as a refused connection without connecting", async (client) => {
+  it.each(['axios', 'got', 'node:https', 'fetch', 'undici fetch', 'undici request'])("%s, unhandled with 'bypass', fails as a refused connection without connecting", async (client) => {
     const t = await session({ unhandled: 'bypass', propagateErrors: false })
     await t.run(when('status', [calls('call_api', { client, url: 'https://api.status.test/v1/now' }), says('down')]))
     expect(t.events.http).toEqual([expect.objectContaining({ answeredBy: 'refused', error: 'connect ECONNREFUSED api.status.test:443' })])

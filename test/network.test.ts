@@ -37,10 +37,17 @@ describe('while a session lives, nothing leaves by', () => {
   })
   afterAll(() => floor.restore())
 
-  it('TCP: the connection is refused before any packet leaves', async () => {
+  // Beneath the HTTP interception: a connection that turns out not to carry HTTP (its client writes something
+  // else, or reads first, waiting for the server to speak) goes on to the guard.
+  it('TCP: the connection is refused before any packet leaves, whether its client writes or reads first', async () => {
     const t = await createTestSession()
-    const error = await new Promise<Error>((resolve) => net.connect(443, 'example.com').on('error', resolve))
-    expect(error.message).toBe('Network access is disabled in tests: example.com:443')
+    const refusal = (use: (socket: net.Socket) => void) =>
+      new Promise<Error>((resolve) => {
+        const socket = net.connect(443, 'example.com').on('error', resolve)
+        use(socket)
+      })
+    const errors = await Promise.all([refusal((socket) => socket.write('PING\r\n')), refusal((socket) => socket.on('data', () => {}))])
+    expect(errors.map((error) => error.message)).toEqual(['Network access is disabled in tests: example.com:443', 'Network access is disabled in tests: example.com:443'])
     await t.dispose()
     expect(floor.stopped).toEqual([])
   })

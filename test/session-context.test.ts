@@ -14,7 +14,7 @@ import { settleTempDirs } from '../src/isolation/temp-dirs.js'
 // Held for the whole file, as the `pi` environment holds it: the network stays cut and HTTP intercepted
 // between sessions, and code outside sessions has the file's home.
 let file: { isolation: Isolation; leave: () => void }
-beforeAll(() => void (file = enterIsolation()))
+beforeAll(async () => void (file = await enterIsolation()))
 afterAll(() => file.leave())
 
 const STATUS_URL = 'https://api.status.test/v1/status'

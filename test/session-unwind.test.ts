@@ -20,7 +20,7 @@ async function fetchFailedSessionUrl(): Promise<string> {
 describe('a session that fails to start unwinds everything it made', () => {
   // Held across each test, so the network stays cut and HTTP intercepted after the failed session is gone.
   let leave: () => void
-  beforeEach(() => void ({ leave } = enterIsolation()))
+  beforeEach(async () => void ({ leave } = await enterIsolation()))
   afterEach(() => leave())
 
   it('after the extensions started: session_shutdown fires, its cwd is removed, its HTTP rules stop answering', async () => {

@@ -7,7 +7,11 @@ import { failLater, guards, isLoopback, refuse, type Method, type Site } from '.
 interface Target {
   host: string
   port: unknown
+  /** The caller's own name resolution (a `lookup` option), which the connection follows instead of DNS. */
+  lookup?: LookupFunction
 }
+
+type LookupFunction = (hostname: string, options: object, callback: (error: Error | null, address?: unknown, family?: number) => void) => void
 
 export function socketSites(): Site[] {
   return [
@@ -19,11 +23,14 @@ export function socketSites(): Site[] {
   ]
 }
 
-// A blocked socket fails asynchronously, like an unreachable host, with an 'error' event.
+// A blocked socket fails asynchronously, like an unreachable host, with an 'error' event. A connection that
+// resolves its name with a `lookup` of its own (an HTTP interceptor's points every name at loopback) is judged
+// by the addresses that lookup gives: DNS asks the network, which the guard refuses, but that lookup need not.
 function guardTcpConnect(next: Method): Method {
   return function connect(this: unknown, ...args: unknown[]) {
     const target = guards.size === 0 ? undefined : tcpTarget(args)
     if (target === undefined || isLoopback(target.host)) return next.apply(this, args)
+    if (target.lookup) return next.apply(this, withLookup(args, guardLookup(target.lookup, target)))
     const socket = this as net.Socket
     const error = refuse(`${target.host}:${String(target.port)}`, { syscall: 'connect', address: target.host, port: target.port })
     // Marked as connecting, like a real connect, so writes queue instead of failing with a different error first.
@@ -37,12 +44,34 @@ function guardTcpConnect(next: Method): Method {
 function tcpTarget(args: readonly unknown[]): Target | undefined {
   const first = Array.isArray(args[0]) ? (args[0] as unknown[])[0] : args[0]
   if (typeof first === 'object' && first !== null) {
-    const options = first as { path?: unknown; host?: unknown; port?: unknown }
+    const options = first as { path?: unknown; host?: unknown; port?: unknown; lookup?: unknown }
     if (options.path) return undefined
-    return { host: typeof options.host === 'string' && options.host !== '' ? options.host : 'localhost', port: options.port }
+    const host = typeof options.host === 'string' && options.host !== '' ? options.host : 'localhost'
+    // Node calls a lookup only for a name; an address connects as it is.
+    const lookup = typeof options.lookup === 'function' && net.isIP(host) === 0 ? (options.lookup as LookupFunction) : undefined
+    return { host, port: options.port, ...(lookup ? { lookup } : {}) }
   }
   if (typeof first === 'string' && Number.isNaN(Number(first))) return undefined
   return { host: typeof args[1] === 'string' ? args[1] : 'localhost', port: first }
+}
+
+/** `args` with the options' lookup replaced, in whichever of connect's forms they came. */
+function withLookup(args: unknown[], lookup: LookupFunction): unknown[] {
+  if (Array.isArray(args[0])) {
+    const [options, ...rest] = args[0] as unknown[]
+    return [[{ ...(options as object), lookup }, ...rest], ...args.slice(1)]
+  }
+  return [{ ...(args[0] as object), lookup }, ...args.slice(1)]
+}
+
+// Passes on what `lookup` resolves when every address is loopback; anything else fails the connection as refused.
+function guardLookup(lookup: LookupFunction, target: Target): LookupFunction {
+  return (hostname, options, callback) =>
+    lookup(hostname, options, (error, address, family) => {
+      const addresses = Array.isArray(address) ? address.map((entry: { address?: unknown }) => entry.address) : [address]
+      if (error || addresses.every((each) => typeof each === 'string' && isLoopback(each))) return callback(error, address, family)
+      callback(refuse(`${target.host}:${String(target.port)}`, { syscall: 'connect', address: target.host, port: target.port }))
+    })
 }
 
 // A refused send or connect fails as a failed DNS lookup of its address would: to the callback, else as an 'error' event.

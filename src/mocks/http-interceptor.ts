@@ -1,8 +1,12 @@
-// Catches every request made through undici's global dispatcher (globalThis.fetch and the undici package,
-// 7 or 8) and answers it from a handler instead of the network; node:http is http-node-client.ts's.
-import { FormData as UndiciFormData, MockAgent, Response as UndiciResponse, setGlobalDispatcher, type Dispatcher } from 'undici'
+// Catches every HTTP request of this process at its socket — fetch, the undici package (7 or 8), node:http and
+// node:https, and every client built on them (axios, got, most SDKs) — with msw's HttpRequestInterceptor, and
+// answers it from a handler instead of the network. Loaded on first use: it costs more than the rest of the harness.
+import { STATUS_CODES } from 'node:http'
 import { asError } from '../shared/errors.js'
-import { interceptNodeHttp } from './http-node-client.js'
+import { globalSlot } from '../shared/global-slot.js'
+
+type Msw = typeof import('@mswjs/interceptors/http') & Pick<typeof import('@mswjs/interceptors'), 'FetchResponse'>
+type Interceptor = InstanceType<Msw['HttpRequestInterceptor']>
 
 /** A caught request, as the handler sees it. */
 export interface InterceptedRequest {
@@ -10,7 +14,7 @@ export interface InterceptedRequest {
   method: string
   /** Origin plus path and query, e.g. `https://api.example.com/v1/items?page=2` (fetch adds `/` to a bare origin). */
   url: string
-  /** Lower-cased names; repeated headers joined by `, `. */
+  /** As sent, with those the client adds (`host`, `connection`…); lower-cased names, repeated ones joined by `, `. */
   headers: Record<string, string>
   /** The request body read as UTF-8 text; '' when there is none. */
   body: string
@@ -30,133 +34,92 @@ export type InterceptedAnswer = InterceptedResponse | Error
 
 export type InterceptHandler = (request: InterceptedRequest) => InterceptedAnswer | Promise<InterceptedAnswer>
 
-// Both generations of undici look the global dispatcher up under these: Node 20's bundled fetch reads `.1`.
-const GLOBAL_DISPATCHER_KEYS = [Symbol.for('undici.globalDispatcher.1'), Symbol.for('undici.globalDispatcher.2')]
+interface InterceptionState {
+  msw: Msw | undefined
+  /** Applied while `handlers` is not empty. */
+  interceptor: Interceptor | undefined
+  /** Installed handlers, oldest first: the newest answers. */
+  handlers: { handle: InterceptHandler }[]
+}
 
-// Carries the prepared answer from the async step to MockAgent's synchronous reply callback.
-const kAnswer = Symbol('interceptedAnswer')
+// One per process: msw keeps one applied interceptor per process (a second apply joins the first).
+const state = globalSlot<InterceptionState>('http-interception', () => ({ msw: undefined, interceptor: undefined, handlers: [] }))
+
+/** Loads the interception library, once per process; interceptHttp needs it loaded. */
+export async function loadHttpInterception(): Promise<void> {
+  if (state.get().msw !== undefined) return
+  const [{ HttpRequestInterceptor }, { FetchResponse }] = await Promise.all([import('@mswjs/interceptors/http'), import('@mswjs/interceptors')])
+  supplyWithResolvers()
+  state.get().msw ??= { HttpRequestInterceptor, FetchResponse }
+}
 
 /**
- * Answers every HTTP request from `handle`: fetch and undici through undici's MockAgent as the global
- * dispatcher (one persisted catch-all interceptor, net connect disabled), node:http and node:https through
- * msw's interceptor. Returns the function that puts both back; install and restore in last-in-first-out order.
+ * Answers every HTTP request from `handle` until the returned function is called: a response as the
+ * server's answer, an Error as a failed connection. Installs nest; the newest installed handler answers.
+ * A caught request never reaches a real socket, so the network guard beneath sees no connection; other
+ * TCP traffic (not HTTP) passes on to it. Throws unless loadHttpInterception() has finished.
  */
 export function interceptHttp(handle: InterceptHandler): () => void {
-  const { dispatcher, agent } = createInterceptor(handle)
-  const restoreDispatcher = installDispatcher(dispatcher)
-  const restoreNodeHttp = interceptNodeHttp(handle)
-  return () => {
-    restoreNodeHttp()
-    restoreDispatcher()
-    void agent.close()
-  }
-}
-
-/** A dispatcher answering every request from `handle` (MockAgent, net connect disabled), not installed. */
-export function createInterceptor(handle: InterceptHandler): { dispatcher: Dispatcher; agent: MockAgent } {
-  const agent = new MockAgent()
-  agent.disableNetConnect()
-  agent
-    .get(() => true)
-    .intercept({ path: () => true, method: () => true })
-    .reply((request) => {
-      const answer = (request as { [kAnswer]?: InterceptedAnswer })[kAnswer]
-      if (answer === undefined) throw new Error('http-interceptor: a request reached the mock without an answer')
-      // MockAgent hands a throw from here to the request's handler as its error, i.e. a failed connection.
-      if (answer instanceof Error) throw answer
-      return { statusCode: answer.status, data: answer.body, responseOptions: { headers: answer.headers } }
+  const current = state.get()
+  const msw = current.msw
+  if (msw === undefined) throw new Error('interceptHttp: the interception library is not loaded; await loadHttpInterception() first')
+  const entry = { handle }
+  current.handlers.push(entry)
+  if (current.interceptor === undefined) {
+    const interceptor = new msw.HttpRequestInterceptor()
+    interceptor.apply()
+    interceptor.on('request', async ({ request, controller }) => {
+      const newest = current.handlers.at(-1)
+      // Released meanwhile: left to the real connection, which the network guard refuses beyond loopback.
+      if (newest === undefined) return
+      const answer = await answerOf(request, newest.handle)
+      if (answer instanceof Error) controller.errorWith(answer)
+      else controller.respondWith(responseOf(msw, answer))
     })
-    .persist()
-
-  // MockAgent's reply callback is synchronous, so reading the body and awaiting `handle` happen in front of it.
-  const dispatcher = agent.compose((dispatch) => (options, handler) => {
-    void prepare(options, handle)
-      .then(({ body, answer }) => dispatch({ ...options, body, [kAnswer]: answer } as Dispatcher.DispatchOptions, handler))
-      // A throw before MockAgent's own error handling would otherwise leave the request hanging.
-      .catch((error: unknown) => handler.onError?.(asError(error)))
-    return true
-  })
-  return { dispatcher, agent }
-}
-
-/** Makes `dispatcher` the global one; the returned function puts the previous one back, once. */
-export function installDispatcher(dispatcher: Dispatcher): () => void {
-  const globals = globalThis as unknown as Record<symbol, unknown>
-  const previous = GLOBAL_DISPATCHER_KEYS.map((key) => globals[key])
-  setGlobalDispatcher(dispatcher)
-  let restored = false
+    current.interceptor = interceptor
+  }
+  let released = false
   return () => {
-    if (restored) return
-    restored = true
-    // Assigned back as they were (setGlobalDispatcher would write one value to both keys and rejects undefined).
-    GLOBAL_DISPATCHER_KEYS.forEach((key, index) => (globals[key] = previous[index]))
+    if (released) return
+    released = true
+    const at = current.handlers.indexOf(entry)
+    if (at >= 0) current.handlers.splice(at, 1)
+    if (current.handlers.length > 0 || current.interceptor === undefined) return
+    current.interceptor.dispose()
+    current.interceptor = undefined
   }
 }
 
-async function prepare(options: Dispatcher.DispatchOptions, handle: InterceptHandler): Promise<{ body: string; answer: InterceptedAnswer }> {
-  let body = ''
+async function answerOf(request: Request, handle: InterceptHandler): Promise<InterceptedAnswer> {
   try {
-    body = await readBody(options.body)
-    const request: InterceptedRequest = {
-      method: String(options.method),
-      url: urlOf(options),
-      headers: headersOf(options.headers),
-      body,
-    }
-    return { body, answer: await handle(request) }
+    return await handle({
+      method: request.method,
+      url: request.url,
+      headers: Object.fromEntries(request.headers),
+      body: request.body === null ? '' : await request.text(),
+    })
   } catch (error) {
-    return { body, answer: asError(error) }
+    return asError(error)
   }
 }
 
-function urlOf(options: Dispatcher.DispatchOptions): string {
-  const origin = options.origin === undefined ? '' : new URL(String(options.origin)).origin
-  return `${origin}${options.path}`
+// FetchResponse, unlike Response, takes any status (1xx, 6xx) and drops the body of a 204 or 304.
+function responseOf({ FetchResponse }: Msw, answer: InterceptedResponse): Response {
+  return new FetchResponse(answer.body, { status: answer.status, statusText: STATUS_CODES[answer.status] ?? '', headers: answer.headers })
 }
 
-function headersOf(raw: unknown): Record<string, string> {
-  const headers: Record<string, string> = {}
-  const add = (name: unknown, value: unknown) => {
-    if (value === undefined || value === null) return
-    const key = String(name).toLowerCase()
-    const text = Array.isArray(value) ? value.map(String).join(', ') : String(value)
-    headers[key] = key in headers ? `${headers[key]}, ${text}` : text
-  }
-  if (raw === undefined || raw === null) return headers
-  if (Array.isArray(raw)) {
-    // undici's raw form is a flat [name, value, name, value, …]; a list of pairs is accepted too.
-    if (raw.every((item) => Array.isArray(item))) for (const [name, value] of raw) add(name, value)
-    else for (let i = 0; i + 1 < raw.length; i += 2) add(raw[i], raw[i + 1])
-  } else if (typeof (raw as Iterable<unknown>)[Symbol.iterator] === 'function') {
-    for (const [name, value] of raw as Iterable<[unknown, unknown]>) add(name, value)
-  } else if (typeof raw === 'object') {
-    for (const [name, value] of Object.entries(raw)) add(name, value)
-  }
-  return headers
-}
-
-const decoder = new TextDecoder()
-
-async function readBody(body: unknown): Promise<string> {
-  if (body === undefined || body === null) return ''
-  if (typeof body === 'string') return body
-  if (ArrayBuffer.isView(body)) return decoder.decode(bytesOf(body))
-  if (body instanceof ArrayBuffer) return decoder.decode(body)
-  if (body instanceof Blob) return body.text()
-  if (body instanceof URLSearchParams) return body.toString()
-  // Multipart text, encoded by the fetch the FormData belongs to; its boundary need not be the one sent in content-type.
-  if (body instanceof FormData) return new Response(body).text()
-  if (body instanceof UndiciFormData) return new UndiciResponse(body).text()
-  if (typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function') {
-    const chunks: Uint8Array[] = []
-    for await (const chunk of body as AsyncIterable<unknown>) {
-      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : ArrayBuffer.isView(chunk) ? bytesOf(chunk) : Buffer.from(String(chunk)))
-    }
-    return decoder.decode(Buffer.concat(chunks))
-  }
-  return String(body)
-}
-
-function bytesOf(view: ArrayBufferView): Uint8Array {
-  return new Uint8Array(view.buffer, view.byteOffset, view.byteLength)
+// The library calls Promise.withResolvers (ES2024), which Node 20 lacks; everything else it uses Node 20 has.
+// Supplied to the process as the standard defines it, only where missing.
+function supplyWithResolvers(): void {
+  if (typeof (Promise as { withResolvers?: unknown }).withResolvers === 'function') return
+  Object.defineProperty(Promise, 'withResolvers', {
+    value: function withResolvers<T>(this: PromiseConstructor) {
+      let resolve!: (value: T | PromiseLike<T>) => void
+      let reject!: (reason?: unknown) => void
+      const promise = new this<T>((res, rej) => ((resolve = res), (reject = rej)))
+      return { promise, resolve, reject }
+    },
+    writable: true,
+    configurable: true,
+  })
 }

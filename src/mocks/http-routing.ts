@@ -1,8 +1,7 @@
 // One HTTP interceptor per isolated process; each request is answered by the session whose code made it.
 import { currentSession, type SessionScope } from '../shared/session-context.js'
 import { globalSlot } from '../shared/global-slot.js'
-import { createInterceptor, installDispatcher, type InterceptedAnswer, type InterceptedRequest, type InterceptHandler } from './http-interceptor.js'
-import { interceptNodeHttp } from './http-node-client.js'
+import { interceptHttp, type InterceptedAnswer, type InterceptedRequest, type InterceptHandler } from './http-interceptor.js'
 
 // The sessions answering HTTP, by the session context their requests carry.
 const handlers = globalSlot('http-handlers', () => new Map<SessionScope, InterceptHandler>())
@@ -37,18 +36,7 @@ function unreachable(message: string): Error {
   return Object.assign(new Error(message), { code: 'ENETUNREACH' })
 }
 
-let routing: ReturnType<typeof createInterceptor> | undefined
-
-/**
- * Catches every request made through fetch, undici, node:http or node:https and routes it to its session;
- * the dispatcher is built once per process (it costs more than a session) and only swapped in and out.
- */
+/** Catches every HTTP request (fetch, undici, node:http, node:https) and routes it to its session. */
 export function interceptAllHttp(): () => void {
-  routing ??= createInterceptor(routeHttp)
-  const restoreDispatcher = installDispatcher(routing.dispatcher)
-  const restoreNodeHttp = interceptNodeHttp(routeHttp)
-  return () => {
-    restoreNodeHttp()
-    restoreDispatcher()
-  }
+  return interceptHttp(routeHttp)
 }

@@ -197,7 +197,7 @@ function recordSteps(onStep: SandboxOptions['onStep']) {
 
 /** The installed copy, loaded by Pi's own package loader inside the isolated home. */
 async function loadInstalled(installedDir: string, projectDir: string): Promise<LoadedPackage> {
-  const { isolation, leave } = enterIsolation()
+  const { isolation, leave } = await enterIsolation()
   try {
     return await loadPiPackage(installedDir, { cwd: projectDir, agentDir: isolation.agentDir })
   } catch (error) {

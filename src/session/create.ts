@@ -49,7 +49,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       const recorder = new Recorder(new SessionRecords(), (error) => plan.propagateErrors && problems.report(handlerThrew(error)))
       const activity = new SessionActivity(recorder.records)
       let pi: AgentSession | undefined
-      enterIsolated(scope, dirs, stack)
+      await enterIsolated(scope, dirs, stack)
       const mocks = openMocks(
         { ...plan, mockTools: options.mockTools, mockUI: options.mockUI },
         { scope, recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer) },
@@ -74,8 +74,8 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
  * The file's isolation (network guard, HTTP interception, a home for code outside sessions), entered for
  * the session's life, and the session's own home over it; both left when the session ends.
  */
-function enterIsolated(scope: SessionScope, dirs: SessionDirs, stack: DisposerStack): void {
-  stack.defer(enterIsolation().leave)
+async function enterIsolated(scope: SessionScope, dirs: SessionDirs, stack: DisposerStack): Promise<void> {
+  stack.defer((await enterIsolation()).leave)
   stack.defer(enterSessionHome(scope, dirs.agentDir))
 }
 

@@ -1,14 +1,15 @@
 import http from 'node:http'
 import { get as httpsGet, request as httpsRequest } from 'node:https'
-import type { AddressInfo } from 'node:net'
+import net, { type AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
-import { FormData as UndiciFormData, fetch as undiciFetch, getGlobalDispatcher, request as undiciRequest } from 'undici'
+import { Agent, FormData as UndiciFormData, fetch as undiciFetch, request as undiciRequest } from 'undici'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { interceptHttp, type InterceptedRequest } from '../../src/mocks/http-interceptor.js'
+import { interceptHttp, loadHttpInterception, type InterceptedRequest } from '../../src/mocks/http-interceptor.js'
 import { createHttpMock } from '../../src/mocks/http.js'
 import { layFloor, type Floor } from '../support/network-floor.mjs'
 
 let restore: (() => void) | undefined
+beforeAll(loadHttpInterception)
 afterEach(() => {
   restore?.()
   restore = undefined
@@ -228,14 +229,41 @@ describe('interceptHttp network errors', () => {
   })
 })
 
-describe('interceptHttp dispatch failures', () => {
-  it('fails a request MockAgent itself throws on, instead of leaving it hanging', async () => {
-    restore = interceptHttp(() => ({ status: 200, headers: {}, body: '' }))
-    const outcome = await new Promise((resolve) => {
-      const handler = { onConnect: () => {}, onHeaders: () => true, onData: () => true, onComplete: () => resolve('completed'), onError: resolve }
-      getGlobalDispatcher().dispatch({ origin: 'not a url', path: '/', method: 'GET' }, handler)
+describe('interceptHttp beneath the clients', () => {
+  it("answers undici's request through a dispatcher of its own, not the global one", async () => {
+    restore = interceptHttp((request) => ({ status: 200, headers: {}, body: `${request.method} ${request.url}` }))
+    const agent = new Agent()
+    try {
+      const requested = await undiciRequest('https://api.test/own', { dispatcher: agent })
+      expect([requested.statusCode, await requested.body.text()]).toEqual([200, 'GET https://api.test/own'])
+    } finally {
+      await agent.close()
+    }
+  })
+
+  it('headers as sent, with those the client adds', async () => {
+    const seen = echo()
+    await (await undiciRequest('https://api.test:8443/h', { headers: { 'X-Key': 'k' } })).body.text()
+    expect(seen[0]!.headers).toEqual({ host: 'api.test:8443', connection: 'keep-alive', 'x-key': 'k' })
+  })
+
+  it('passes TCP traffic that is not HTTP on to the connection, in either order of speaking', async () => {
+    restore = interceptHttp(() => ({ status: 200, headers: {}, body: 'intercepted' }))
+    const server = net.createServer((socket) => {
+      socket.write('220 ready\r\n')
+      socket.on('data', (data) => socket.end(`echo ${String(data)}`))
     })
-    expect(outcome).toMatchObject({ name: 'TypeError', message: 'Invalid URL' })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1')
+      const greeting = await new Promise<string>((resolve) => socket.once('data', (data) => resolve(String(data))))
+      socket.write('PING')
+      const reply = await new Promise<string>((resolve) => socket.once('data', (data) => resolve(String(data))))
+      socket.destroy()
+      expect([greeting, reply]).toEqual(['220 ready\r\n', 'echo PING'])
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 })
 
@@ -269,20 +297,16 @@ describe('interceptHttp with createHttpMock', () => {
 })
 
 describe('interceptHttp restore', () => {
-  it('puts the previous global dispatcher back under both keys, once', () => {
-    const keys = [Symbol.for('undici.globalDispatcher.1'), Symbol.for('undici.globalDispatcher.2')]
-    const globals = globalThis as unknown as Record<symbol, unknown>
-    const before = keys.map((key) => globals[key])
-    const release = interceptHttp(() => ({ status: 200, headers: {}, body: '' }))
-    expect(getGlobalDispatcher()).not.toBe(before[0])
+  it('each release once: the interception stays while another install holds it', async () => {
+    const release = interceptHttp(() => ({ status: 200, headers: {}, body: 'first' }))
+    const other = interceptHttp(() => ({ status: 200, headers: {}, body: 'other' }))
     release()
-    expect(keys.map((key) => globals[key])).toEqual(before)
-    expect(getGlobalDispatcher()).toBe(before[0])
-    const other = interceptHttp(() => ({ status: 200, headers: {}, body: '' }))
-    const installed = getGlobalDispatcher()
     release()
-    expect(getGlobalDispatcher()).toBe(installed)
-    other()
+    try {
+      expect(await (await fetch('https://api.test/')).text()).toBe('other')
+    } finally {
+      other()
+    }
   })
 
   it('lets fetch and http.request reach a local server again after restore', async () => {

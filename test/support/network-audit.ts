@@ -26,8 +26,30 @@ export function auditConnect(args: unknown[]): boolean {
   return true
 }
 
+type Lookup = (hostname: string, options: object, callback: (error: Error | null, address?: unknown, family?: number) => void) => void
+
+/**
+ * A connection that resolves its name with a `lookup` of its own (an HTTP interceptor's points every name at
+ * loopback) reaches the addresses that lookup gives: `args` with the lookup wrapped to log any beyond loopback.
+ */
+export function auditLookup(args: unknown[]): unknown[] {
+  const normalized = Array.isArray(args[0])
+  const options = (normalized ? (args[0] as unknown[])[0] : args[0]) as { lookup?: unknown; host?: string; port?: number } | null
+  if (typeof options !== 'object' || options === null || typeof options.lookup !== 'function') return args
+  const lookup = options.lookup as Lookup
+  const audited: Lookup = (hostname, lookupOptions, callback) =>
+    lookup(hostname, lookupOptions, (error, address, family) => {
+      const addresses = Array.isArray(address) ? address.map((entry: { address: string }) => entry.address) : [address]
+      for (const each of addresses) if (typeof each === 'string') auditConnect([{ host: each, port: options.port }])
+      callback(error, address, family)
+    })
+  const replaced = { ...options, lookup: audited }
+  return normalized ? [[replaced, ...(args[0] as unknown[]).slice(1)], ...args.slice(1)] : [replaced, ...args.slice(1)]
+}
+
 const original = net.Socket.prototype.connect
 net.Socket.prototype.connect = function audited(this: net.Socket, ...args: unknown[]) {
-  auditConnect(args)
-  return (original as (...a: unknown[]) => net.Socket).apply(this, args)
+  const resolved = auditLookup(args)
+  if (resolved === args) auditConnect(args)
+  return (original as (...a: unknown[]) => net.Socket).apply(this, resolved)
 } as typeof original
