@@ -57,11 +57,11 @@ function tcpTarget(args: readonly unknown[]): Target | undefined {
 
 /** `args` with the options' lookup replaced, in whichever of connect's forms they came. */
 function withLookup(args: unknown[], lookup: LookupFunction): unknown[] {
-  if (Array.isArray(args[0])) {
-    const [options, ...rest] = args[0] as unknown[]
-    return [[{ ...(options as object), lookup }, ...rest], ...args.slice(1)]
-  }
-  return [{ ...(args[0] as object), lookup }, ...args.slice(1)]
+  if (!Array.isArray(args[0])) return [{ ...(args[0] as object), lookup }, ...args.slice(1)]
+  // Copied with the symbol Node marks its normalized arguments by.
+  const normalized = Object.assign([], args[0]) as unknown[]
+  normalized[0] = { ...(normalized[0] as object), lookup }
+  return [normalized, ...args.slice(1)]
 }
 
 // Passes on what `lookup` resolves when every address is loopback; anything else fails the connection as refused.

@@ -30,7 +30,8 @@ beforeEach(() => {
   unpatched = net.Socket.prototype.connect
   net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
     realConnects.push(args)
-    const beyond = connectTarget(args)
+    // A connection with a lookup of its own goes where that lookup, which the guard judges, points it.
+    const beyond = hasOwnLookup(args) ? undefined : connectTarget(args)
     if (beyond === undefined) return (unpatched as (...args: unknown[]) => net.Socket).apply(this, args)
     this.destroy(new Error(`stopped beneath the guard: ${beyond}`))
     return this
@@ -49,6 +50,20 @@ function guard(onBlocked?: (target: string) => void): () => void {
   const release = guardNetwork(onBlocked)
   releases.push(release)
   return release
+}
+
+function hasOwnLookup(args: unknown[]): boolean {
+  const options = (Array.isArray(args[0]) ? (args[0] as unknown[])[0] : args[0]) as { lookup?: unknown } | null
+  return typeof options === 'object' && options !== null && typeof options.lookup === 'function'
+}
+
+/** A name resolution of the caller's own that answers every name with `address`, in either of Node's forms. */
+function resolvingTo(address: string): net.LookupFunction {
+  return (_hostname, options, callback) => {
+    const family = net.isIPv6(address) ? 6 : 4
+    const answer = callback as (error: Error | null, address: unknown, family?: number) => void
+    process.nextTick(() => (options.all ? answer(null, [{ address, family }]) : answer(null, address, family)))
+  }
 }
 
 function socketError(socket: net.Socket): Promise<NodeJS.ErrnoException> {
@@ -122,6 +137,38 @@ describe('guardNetwork blocks', () => {
       'Network access is disabled in tests: internal.test:8080',
     ])
     expect(realConnects).toEqual([])
+  })
+})
+
+describe('guardNetwork judges a connection with a lookup of its own by the addresses it resolves', () => {
+  it('refuses one resolved beyond loopback, naming the host it was asked for', async () => {
+    const blocked: string[] = []
+    guard((target) => blocked.push(target))
+    const errors = await Promise.all([
+      socketError(net.connect({ host: 'api.test', port: 443, lookup: resolvingTo('93.184.216.34') })),
+      socketError(net.connect({ host: 'v6.test', port: 80, lookup: resolvingTo('2606:2800:220:1::1'), autoSelectFamily: false })),
+    ])
+    expect(errors.map((e) => [e.message, e.code])).toEqual([
+      ['Network access is disabled in tests: api.test:443', 'ENETUNREACH'],
+      ['Network access is disabled in tests: v6.test:80', 'ENETUNREACH'],
+    ])
+    expect(blocked).toEqual(['api.test:443', 'v6.test:80'])
+  })
+
+  it('lets through one resolved to loopback', async () => {
+    const blocked: string[] = []
+    guard((target) => blocked.push(target))
+    await withLocalServer(async (port) => {
+      const body = await new Promise<string>((resolve, reject) => {
+        http.get({ host: 'api.test', port, lookup: resolvingTo('127.0.0.1') }, (response) => {
+          let text = ''
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()))
+          response.on('end', () => resolve(text))
+        }).on('error', reject)
+      })
+      expect(body).toBe('local ok')
+    })
+    expect(blocked).toEqual([])
   })
 })
 

@@ -44,7 +44,11 @@ export function auditLookup(args: unknown[]): unknown[] {
       callback(error, address, family)
     })
   const replaced = { ...options, lookup: audited }
-  return normalized ? [[replaced, ...(args[0] as unknown[]).slice(1)], ...args.slice(1)] : [replaced, ...args.slice(1)]
+  if (!normalized) return [replaced, ...args.slice(1)]
+  // Copied with the symbol Node marks its normalized arguments by.
+  const copy = Object.assign([], args[0]) as unknown[]
+  copy[0] = replaced
+  return [copy, ...args.slice(1)]
 }
 
 const original = net.Socket.prototype.connect
