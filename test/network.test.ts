@@ -5,6 +5,8 @@
 import dgram from 'node:dgram'
 import dns from 'node:dns'
 import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { once } from 'node:events'
+import http2 from 'node:http2'
 import net from 'node:net'
 import { join } from 'node:path'
 import { threadId } from 'node:worker_threads'
@@ -48,6 +50,16 @@ describe('while a session lives, nothing leaves by', () => {
       })
     const errors = await Promise.all([refusal((socket) => socket.write('PING\r\n')), refusal((socket) => socket.on('data', () => {}))])
     expect(errors.map((error) => error.message)).toEqual(['Network access is disabled in tests: example.com:443', 'Network access is disabled in tests: example.com:443'])
+    await t.dispose()
+    expect(floor.stopped).toEqual([])
+  })
+
+  it('HTTP/2, which the HTTP rules do not answer: the session fails at once', async () => {
+    const t = await createTestSession()
+    const session = http2.connect('https://api.test')
+    const request = session.request({ ':path': '/' })
+    const errors = await Promise.all([once(session, 'error'), once(request, 'error')])
+    expect(errors.map(([error]) => (error as Error).message)).toEqual(['Network access is disabled in tests: api.test:443', 'Network access is disabled in tests: api.test:443'])
     await t.dispose()
     expect(floor.stopped).toEqual([])
   })

@@ -36,6 +36,7 @@ let unpatchTimer: ReturnType<typeof later> | undefined
  * code ENETUNREACH and the message `Network access is disabled in tests: <target>`, and `onBlocked`
  * gets `<target>`:
  * - a TCP connection (net, tls, http, https, undici, fetch): `<host>:<port>`, as an 'error' on the socket;
+ *   one with a `lookup` of its own when that lookup resolves beyond loopback; an HTTP/2 session at once;
  * - a UDP send or connect: `<host>:<port> (UDP)`, to the callback or as an 'error'; a multicast join:
  *   `<group> (UDP multicast)`, thrown;
  * - a DNS call of `dns`, `dns/promises` or a Resolver: `<name> (DNS <method>)`, to the callback or as a

@@ -1,6 +1,7 @@
 // The guard's patches on sockets: TCP connections (under http, https, tls, undici and fetch alike) and UDP
 // datagrams. Each refuses a target beyond loopback before Node resolves or sends anything.
 import dgram from 'node:dgram'
+import http2 from 'node:http2'
 import net from 'node:net'
 import { failLater, guards, isLoopback, refuse, type Method, type Site } from './network-policy.js'
 
@@ -16,6 +17,7 @@ type LookupFunction = (hostname: string, options: object, callback: (error: Erro
 export function socketSites(): Site[] {
   return [
     { owner: net.Socket.prototype, key: 'connect', wrap: guardTcpConnect },
+    { owner: http2, key: 'connect', wrap: guardHttp2Connect },
     { owner: dgram.Socket.prototype, key: 'send', wrap: (next) => guardUdp(next, 'send', udpSendTarget) },
     { owner: dgram.Socket.prototype, key: 'connect', wrap: (next) => guardUdp(next, 'connect', udpConnectTarget) },
     { owner: dgram.Socket.prototype, key: 'addMembership', wrap: (next) => guardMulticast(next, 'addMembership', 0) },
@@ -37,6 +39,29 @@ function guardTcpConnect(next: Method): Method {
     ;(socket as { connecting: boolean }).connecting = true
     failLater(() => socket.destroy(error))
     return socket
+  }
+}
+
+// HTTP/2 is refused when its session opens: the HTTP interception above the connect patch answers HTTP/1 only,
+// and would hold an HTTP/2 connection open waiting for a request it can read. The session fails with an 'error'.
+function guardHttp2Connect(next: Method): Method {
+  return function connect(this: unknown, ...args: unknown[]) {
+    const [authority, options, listener] = typeof args[1] === 'function' ? [args[0], {}, args[1]] : args
+    const url = guards.size === 0 ? undefined : authorityOf(authority)
+    if (url === undefined || isLoopback(url.hostname)) return next.apply(this, args)
+    const port = url.port !== '' ? Number(url.port) : url.protocol === 'http:' ? 80 : 443
+    const error = refuse(`${url.hostname}:${port}`, { syscall: 'connect', address: url.hostname, port })
+    // Destroyed at once: the session writes its preface as it starts, which would fail first with another error.
+    const createConnection = () => new net.Socket().destroy(error)
+    return next.call(this, authority, { ...(options as object), createConnection }, ...(listener === undefined ? [] : [listener]))
+  }
+}
+
+function authorityOf(authority: unknown): URL | undefined {
+  try {
+    return new URL(String(authority))
+  } catch {
+    return undefined // left to Node's own argument check
   }
 }
 
