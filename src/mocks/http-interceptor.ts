@@ -48,7 +48,9 @@ const state = globalSlot<InterceptionState>('http-interception', () => ({ msw: u
 /** Loads the interception library, once per process; interceptHttp needs it loaded. */
 export async function loadHttpInterception(): Promise<void> {
   if (state.get().msw !== undefined) return
-  const [{ HttpRequestInterceptor }, { FetchResponse }] = await Promise.all([import('@mswjs/interceptors/http'), import('@mswjs/interceptors')])
+  // One after the other: the two entries share modules, and a VM pool's linker fails two imports of one module at once.
+  const { HttpRequestInterceptor } = await import('@mswjs/interceptors/http')
+  const { FetchResponse } = await import('@mswjs/interceptors')
   supplyWithResolvers()
   state.get().msw ??= { HttpRequestInterceptor, FetchResponse }
 }
