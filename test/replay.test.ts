@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createTestSession, replay, type MockUIOptions } from '../environment/index.js'
+import { calls, createTestSession, replay, says, when, type MockUIOptions } from '../environment/index.js'
 
 const GUARD = './test/fixtures/replay/guard.js'
 const fixture = (line: string) => `test/fixtures/replay/session-${line}.jsonl`
@@ -51,6 +51,18 @@ describe.each(['0.73', '1.x'])('a session recorded on Pi %s', (line) => {
     await t.run(...replay(file).turns)
     expect(t).toHaveToolResult('read', { text: 'fresh notes' })
     expect(t.events.toolResultsFor('lookup')).toMatchObject([{ text: 'build: stale since Monday', mocked: false }])
+  })
+
+  it("fails the run on the test's own call to a tool the recording answers, naming the tool and its params", async () => {
+    const cassette = replay(file)
+    // propagateErrors: false lets a tool's failure through; this is the test's mistake, not the tool's.
+    const t = await createTestSession({ extensions: [GUARD], mockTools: cassette.mockTools, mockUI: AS_RECORDED, propagateErrors: false })
+    const message =
+      `Unhandled tool call read({"path":"TODO.md"}) (toolCallId call_1_1): ${file} has no such call, and its results answer only the recording's own calls; ` +
+      'mock "read" for the test\'s own ({ ...cassette.mockTools, read: ... }) or leave it out to run it'
+    await expect(t.run(when('What is left to do?', [calls('read', { path: 'TODO.md' }), says('Nothing.')]))).rejects.toThrow(message)
+    // The model was told so too, as the tool's error.
+    expect(t.events.toolResultsFor('read')).toMatchObject([{ isError: true, text: message }])
   })
 
   it('fails, naming the turn and step of the recording, when the extension blocks a call that ran (a dialog answered otherwise)', async () => {

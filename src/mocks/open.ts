@@ -70,11 +70,13 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
   const http = createHttpMock(blocks.http ?? {}, { unhandled, onUnhandled: hooks.report, record: (call) => void records.http.push(call), warn })
   hooks.defer(answerHttp(hooks.scope, (request) => http.handle(request)))
 
-  const invocations = invocationMocks(blocks.tools, hooks.report)
+  const invocations = invocationMocks(blocks.tools)
   const mockTools = { ...invocations.mocks, ...settings.mockTools }
   const instrumentation: ToolInstrumentation = {
     mockFor: (name) => (Object.hasOwn(mockTools, name) ? mockTools[name] : undefined),
     onMocked: (toolCallId) => hooks.recorder.callMocked(toolCallId),
+    // A call the test's mocks cannot answer: it fails the run whatever propagateErrors says.
+    onUnanswered: (error) => hooks.report(error),
     onThrow: (toolName, toolCallId, error) => {
       if (!settings.propagateErrors) return
       hooks.report(toolThrew(toolName, hooks.recorder.stepOf(toolCallId), toolCallId, error))

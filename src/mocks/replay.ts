@@ -7,7 +7,8 @@ import { StepCheckFailed } from '../model/playbook.js'
 import { aborts, callsWithId, fails, responds, says, thinks, when, type Action, type RespondAction, type ResultCallback, type ToolCallAction, type ToolParams, type Turn } from '../model/script.js'
 import { textOf, type ToolContent } from '../records/records.js'
 import { readSessionFile, SessionFileError, type SessionFileEntry } from '../records/session-file.js'
-import type { MockToolHandler, MockToolResult } from './tools.js'
+import { describeValue } from '../shared/errors.js'
+import { UnansweredToolCall, type MockToolHandler, type MockToolResult } from './tools.js'
 
 export interface Cassette {
   /** The session file, as given. */
@@ -165,10 +166,13 @@ function resultOf(message: Message, line: number, problem: (text: string) => Err
 function recordedMocks(file: string, calls: ReadonlyMap<string, RecordedCall>): Record<string, MockToolHandler> {
   const mocks: Record<string, MockToolHandler> = {}
   for (const tool of new Set([...calls.values()].map((call) => call.tool))) {
-    mocks[tool] = (_params, { toolCallId }): MockToolResult => {
+    mocks[tool] = (params, { toolCallId }): MockToolResult => {
       const call = calls.get(toolCallId)
       if (!call?.result || call.tool !== tool) {
-        throw new Error(`${file} has no ${tool} call ${toolCallId}: the recording answers its own calls only; mock or run "${tool}" for the test's own`)
+        throw new UnansweredToolCall(
+          `Unhandled tool call ${tool}(${describeValue(params)}) (toolCallId ${toolCallId}): ${file} has no such call, and its results answer only the recording's own calls; ` +
+            `mock "${tool}" for the test's own ({ ...cassette.mockTools, ${tool}: ... }) or leave it out to run it`,
+        )
       }
       const { content, details, isError } = call.result
       return { content, details, isError }

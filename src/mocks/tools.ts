@@ -33,7 +33,15 @@ export interface ToolInstrumentation {
   onMalformedAnswer(toolName: string, toolCallId: string, problem: string): void
   /** The tool's own `execute` threw. */
   onThrow(toolName: string, toolCallId: string, error: unknown): void
+  /** A mock had no answer for this call (it threw an `UnansweredToolCall`). */
+  onUnanswered(error: UnansweredToolCall): void
 }
+
+/**
+ * Thrown by a mock that has no answer for a call (no rule matches it, the recording has no such call): a
+ * mistake in the test, not the tool's failure. Pi gets an error result; the test fails with this message.
+ */
+export class UnansweredToolCall extends Error {}
 
 /** Thrown for a mocked result with `isError: true`, so Pi reports it as the tool's failure. */
 class MockedToolError extends Error {}
@@ -76,7 +84,7 @@ export function instrumentTool<T extends ToolDefinition>(definition: T, hooks: T
     const mock = hooks.mockFor(definition.name)
     if (mock !== undefined) {
       hooks.onMocked(toolCallId)
-      const value: unknown = typeof mock === 'function' ? await mock(params as ToolParams, { toolCallId, signal }) : mock
+      const value = await answerOf(mock, params as ToolParams, { toolCallId, signal }, hooks)
       const problem = answerProblem(value)
       if (problem !== undefined) {
         hooks.onMalformedAnswer(definition.name, toolCallId, problem)
@@ -94,11 +102,19 @@ export function instrumentTool<T extends ToolDefinition>(definition: T, hooks: T
   return { ...definition, execute }
 }
 
+/** The mock's answer to the call; a mock's "no answer" is reported before Pi turns it into an error result. */
+async function answerOf(mock: MockToolHandler, params: ToolParams, call: MockToolCall, hooks: ToolInstrumentation): Promise<unknown> {
+  if (typeof mock !== 'function') return mock
+  try {
+    return await mock(params, call)
+  } catch (error) {
+    if (error instanceof UnansweredToolCall) hooks.onUnanswered(error)
+    throw error
+  }
+}
+
 /** The spec's tool invocations as tool mocks: the first rule for the tool whose input_match the call's input contains. */
-export function invocationMocks(
-  tools: ToolsMock | undefined,
-  onUnhandled: (error: Error) => void,
-): { mocks: Record<string, MockToolHandler>; pending(): PendingRule[] } {
+export function invocationMocks(tools: ToolsMock | undefined): { mocks: Record<string, MockToolHandler>; pending(): PendingRule[] } {
   const rules = new MockRules<{ name: string; input: unknown }, ToolInvocationRule>(tools?.invocations, 'tools', {
     mismatches: (rule, call) => {
       if (rule.name !== call.name) return [`it is for ${rule.name}`]
@@ -112,12 +128,10 @@ export function invocationMocks(
       const lookup = rules.find({ name, input: params })
       if (!lookup.hit) {
         const tried = lookup.misses.filter((miss) => tools!.invocations![miss.index]!.name === name)
-        const error = new Error(
+        throw new UnansweredToolCall(
           `Unhandled tool call ${name}(${describeValue(params)}): no tools.invocations rule answered. Tried:\n` +
             rules.explain(tried).map((line) => `  ${line}`).join('\n'),
         )
-        onUnhandled(error)
-        throw error
       }
       const { rule } = lookup.hit
       if (rule.error !== undefined) return { content: [{ type: 'text', text: rule.error }], isError: true }
