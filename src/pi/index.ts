@@ -6,6 +6,7 @@
 //   agent         the agent loop: scripted model, tool_call decisions, settling
 //   extensions    the extension runner: UI binding, events, shutdown
 //   tui           Pi's terminal UI on a terminal in memory, for the components extensions show
+//   session-files a session as Pi's session file and as Pi's HTML export
 //   types         Pi's types, from whichever line the user installed
 export type { ScriptedModel } from './adapter.js'
 export type { PiLineInfo } from './line.js'
@@ -25,4 +26,5 @@ export { replaceModel, createMessageStream, watchToolCallDecisions, trackSettlin
 export { answerExtensionModelCalls, type ExtensionModelCall } from './scripted-api.js'
 export { askedByPi, extensionOnStack } from './caller.js'
 export { bindSession, emitShutdown, emitExtensionEvent, type UIBinding } from './extensions.js'
+export { saveSessionFile, exportSessionPage } from './session-files.js'
 export { openScreen, preloadTui, screenNow, type ComponentScreen, type Frame, type MountOptions, type ScreenSize } from './tui.js'

@@ -4,9 +4,10 @@ import type { SessionMocks } from '../mocks/open.js'
 import type { PendingRule } from '../mocks/rules.js'
 import type { Playbook } from '../model/playbook.js'
 import { when, type Action, type Turn } from '../model/script.js'
-import { emitExtensionEvent, pressEscape } from '../pi/index.js'
+import { emitExtensionEvent, pressEscape, saveSessionFile } from '../pi/index.js'
 import type { AgentSession } from '../pi/types.js'
 import type { SessionRecords } from '../records/records.js'
+import { describeReceived, messageOf } from '../shared/errors.js'
 import { runInSession, type SessionScope } from '../shared/session-context.js'
 import type { SessionActivity } from './activity.js'
 import type { DisposerStack } from './disposer.js'
@@ -43,6 +44,12 @@ export interface TestSession {
   pendingMocks(): PendingRule[]
   /** The events the mock spec fired at start, with what the handlers returned. */
   readonly firedEvents: readonly FiredEvent[]
+  /**
+   * Writes the session so far as Pi's own session file (JSONL: a header, then each entry of the current
+   * branch), which Pi's `SessionManager.open` and `pi --session` read; returns the file's absolute path.
+   * Works before and after dispose().
+   */
+  saveSession(path: string): string
   /** Fires `session_shutdown` and removes temp dirs; safe to call twice. */
   dispose(): Promise<void>
 }
@@ -140,6 +147,14 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
     firedEvents,
     verify: () => problems.throwIfAny(),
     pendingMocks: () => mocks.pending(),
+    saveSession: (path) => {
+      if (typeof path !== 'string' || path === '') throw new TypeError(`saveSession(path): path must be a file path (a non-empty string), got ${describeReceived(path)}`)
+      try {
+        return saveSessionFile(pi, path)
+      } catch (error) {
+        throw new Error(`saveSession(${JSON.stringify(path)}): ${messageOf(error)}`, { cause: error })
+      }
+    },
     dispose: () => runInSession(scope, () => stack.dispose()),
   }
 }
