@@ -4,11 +4,12 @@ import { relative } from 'node:path'
 import { expect } from 'vitest'
 import type { TestSessionOptions } from '../src/session/create.js'
 import type { MockUIOptions } from '../src/mocks/ui.js'
+import { ATTACH_OPTIONS, type SessionAttachOptions } from './attach-options.js'
 import { injected } from './provided.js'
 import { checkOptions, is, isString, listOf, OPTION_CHECKS, recordOf, type Check } from '../src/session/options.js'
 
 /** The session options that can be written in a config or a docblock (plain data, no functions). */
-export interface PiEnvironmentOptions {
+export interface PiEnvironmentOptions extends SessionAttachOptions {
   extensions?: string[]
   root?: string
   mockUI?: MockUIOptions | false
@@ -28,6 +29,7 @@ export interface PiEnvironmentOptions {
 /** createTestSession's checks, where a config or a docblock holds paths and texts instead of functions and objects. */
 export const ENVIRONMENT_OPTIONS: Record<keyof PiEnvironmentOptions, Check> = {
   ...OPTION_CHECKS,
+  ...ATTACH_OPTIONS,
   extensions: listOf('an array of extension paths', is('an extension path (a string)', isString)),
   mockTools: recordOf('an object of tool names to result texts', is('a result text (a string)', isString)),
   mockSpec: is('a mock spec file path (a string)', isString),
@@ -45,7 +47,7 @@ export function setFileDefaults(target: object, options: PiEnvironmentOptions | 
  * The config's options (provided by the plugin, which checked them), the file's options over them, the
  * call's over both. The file's are checked here, where the test file is known.
  */
-export function withDefaults(options: TestSessionOptions): TestSessionOptions {
+export function withDefaults(options: TestSessionOptions & SessionAttachOptions): TestSessionOptions & SessionAttachOptions {
   const config = injected('pi:defaults')
   const file = (globalThis as Slot)[FILE_DEFAULTS]
   checkOptions(file, ENVIRONMENT_OPTIONS, fileOptionsSource)

@@ -3,11 +3,13 @@ import { test as base, TestRunner, type TestAPI } from 'vitest'
 import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
 import { isObject } from '../src/session/options.js'
 import { withDefaults } from './defaults.js'
+import { attachSession } from './attach.js'
+import { attachOptionsOf, type SessionAttachOptions } from './attach-options.js'
 import { endSession, extensionsOf, refuseIfAborted, watchAbort } from './sessions.js'
 
 export interface PiFixtures {
   /** Options for the `session` fixture; test.override({ sessionOptions: {...} }) merges over the enclosing suite's. */
-  sessionOptions: TestSessionOptions
+  sessionOptions: TestSessionOptions & SessionAttachOptions
   /** A test session built lazily with the file's defaults and `sessionOptions`, disposed after the test. */
   session: TestSession
 }
@@ -16,16 +18,17 @@ const extend = () =>
   base.extend<PiFixtures>({
     sessionOptions: {},
     // The fixture's own teardown ends the session, so it belongs to this test whatever runs beside it.
-    session: async ({ sessionOptions, signal }, use) => {
-      const options = withDefaults(sessionOptions)
+    session: async ({ sessionOptions, signal, task, annotate }, use) => {
+      const [options, attaching] = attachOptionsOf(withDefaults(sessionOptions))
       const t = await createSession(options)
       const name = `the session fixture (${extensionsOf(options)})`
       await refuseIfAborted(t, signal, name)
       const atAbort = watchAbort(t, signal, name)
+      const where = { options: attaching, label: name, slug: 'session-fixture' }
       try {
         await use(t)
       } finally {
-        await endSession(t, atAbort)
+        await endSession(t, atAbort, (failed) => attachSession(t, { task, annotate }, failed, where))
       }
     },
   })

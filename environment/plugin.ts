@@ -2,7 +2,7 @@
 // and, for `scripts` or `sandbox`, the global setup that runs them once.
 /// <reference types="vitest/config" />
 import { existsSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { AliasOptions, Plugin } from 'vite'
 import { findPiLine, PI_PACKAGE_ENV, PI_SCOPES, piLineAliases } from '../src/pi/line.js'
@@ -90,6 +90,8 @@ export function pi(options: PiPluginOptions = {}): Plugin {
       const defaults: PiEnvironmentOptions = {
         // Relative extension paths resolve against the project root, wherever the workers run.
         root,
+        // Sessions attached to a test are written inside Vitest's attachments dir (its workers are not told it).
+        ...(test.attachmentsDir === undefined ? {} : { attachDir: join(test.attachmentsDir, 'pi-sessions') }),
         ...sessionOptions,
         ...(test.environmentOptions?.pi as PiEnvironmentOptions | undefined),
       }

@@ -5,6 +5,8 @@ import { describeRunning } from '../src/session/activity.js'
 import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
 import { messageOf } from '../src/shared/errors.js'
 import { globalSlot } from '../src/shared/global-slot.js'
+import { attachSession, type EndingTest } from './attach.js'
+import { attachOptionsOf, type SessionAttachOptions } from './attach-options.js'
 import { withDefaults } from './defaults.js'
 
 // Sessions created outside a test, disposed at the end of the file.
@@ -94,13 +96,19 @@ export function extensionsOf(options: TestSessionOptions): string {
 /**
  * Ends a test's session: what it was still running when the test timed out, an unhandled call the test
  * never awaited (a timer, a fire-and-forget turn), and a dispose() that could not stop it each fail the test.
+ * `attach` is told whether the session's end found a failure, before dispose() takes the session away.
  */
-export async function endSession(t: TestSession, atAbort?: AbortSnapshot): Promise<void> {
+export async function endSession(t: TestSession, atAbort?: AbortSnapshot, attach?: (failed: boolean) => Promise<void>): Promise<void> {
   const failures: unknown[] = []
   const running = atAbort?.()
   if (running !== undefined) failures.push(new Error(running))
   try {
     t.verify()
+  } catch (problem) {
+    failures.push(problem)
+  }
+  try {
+    await attach?.(failures.length > 0)
   } catch (problem) {
     failures.push(problem)
   }
@@ -113,17 +121,22 @@ export async function endSession(t: TestSession, atAbort?: AbortSnapshot): Promi
   if (failures.length > 1) throw new Error(failures.map(messageOf).join('\n'))
 }
 
-/** createTestSession with the file's defaults, disposed by the harness when the test (or file) ends. */
-export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
+/**
+ * createTestSession with the file's defaults, disposed by the harness when the test (or file) ends, and
+ * attached to its test (Pi's HTML export and session file) when the test fails.
+ */
+export async function createTestSession(options: TestSessionOptions & SessionAttachOptions = {}): Promise<TestSession> {
   const test = currentTest()
   // Numbered in the order the test asked for them, whichever finishes starting first.
   const index = test ? ++test.sessions : 0
-  const withFile = withDefaults(options)
+  const [withFile, attaching] = attachOptionsOf(withDefaults(options))
   const t = await createSession(withFile)
   const name = `session ${index} of this test (${extensionsOf(withFile)})`
   if (test) await refuseIfAborted(t, test.signal, name)
   const atAbort = test && watchAbort(t, test.signal, name)
-  const end = () => endSession(t, atAbort)
+  const where = { options: attaching, label: `session ${index} (${extensionsOf(withFile)})`, slug: `session-${index}` }
+  // A test's own onTestFinished hands its context; the one of a file's top level never runs in a test.
+  const end = (context?: EndingTest) => endSession(t, atAbort, context && ((failed) => attachSession(t, context, failed, where)))
   try {
     ;(test?.onTestFinished ?? onTestFinished)(end)
   } catch {

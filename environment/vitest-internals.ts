@@ -1,8 +1,9 @@
 // Every reach into Vitest's internals: the worker state it keeps on globalThis (`__vitest_worker__`: the
-// resolved config, the module runner's graph of evaluated modules) and the module nodes in that graph.
+// resolved config, the module runner's graph of evaluated modules), the module nodes in that graph, and
+// the state check of a test's annotate().
 // None of it is public API: when a Vitest release moves it, this is the file to change. Without the
 // worker state, each function falls back to what Vitest does publicly.
-import { vi, type EvaluatedModules } from 'vitest'
+import { vi, type EvaluatedModules, type TestAnnotation, type TestAttachment, type TestContext } from 'vitest'
 
 type EvaluatedModule = NonNullable<ReturnType<EvaluatedModules['getModuleById']>>
 
@@ -67,5 +68,23 @@ export function forgetEvaluatedModules(keep: (module: ModuleInfo) => boolean): v
     node.promise = undefined
     node.exports = undefined
     node.importers.clear()
+  }
+}
+
+/**
+ * `test.annotate(...)` once the test's outcome is known (onTestFinished, a fixture's teardown), which
+ * annotate() itself refuses: it accepts only a test whose state is still `run` (Vitest 4.1 and 5). The
+ * state reads `run` for the synchronous call alone; Vitest then reports the annotation and copies its
+ * attachment as it does any other.
+ */
+export async function annotateEndedTest(test: Pick<TestContext, 'task' | 'annotate'>, message: string, type: string, attachment: TestAttachment): Promise<TestAnnotation> {
+  const result = test.task.result
+  if (!result) return test.annotate(message, type, attachment)
+  const state = result.state
+  result.state = 'run'
+  try {
+    return test.annotate(message, type, attachment)
+  } finally {
+    result.state = state
   }
 }

@@ -1,0 +1,43 @@
+// A failing test carries its sessions as Pi shows them: Pi's HTML export and Pi's session file, attached
+// to the test through Vitest's annotations (the HTML reporter and the UI list them under the test).
+import { join } from 'node:path'
+import type { TestContext } from 'vitest'
+import { messageOf } from '../src/shared/errors.js'
+import { exportSessionPage, saveSessionFile } from '../src/pi/index.js'
+import type { TestSession } from '../src/session/create.js'
+import type { SessionAttachOptions } from './attach-options.js'
+import { annotateEndedTest } from './vitest-internals.js'
+
+/** The annotation type of the attachments, for a reporter that looks for them. */
+export const SESSION_ANNOTATION = 'pi:session'
+
+/** What the attachment needs of the test: its context as onTestFinished and fixtures get it. */
+export type EndingTest = Pick<TestContext, 'task' | 'annotate'>
+
+/**
+ * Attaches `t` (called `label` in the messages, `slug` in file names) to its test when `failed` (the test,
+ * or the session's own end) or when the options say always: written before the session is disposed.
+ */
+export async function attachSession(t: TestSession, test: EndingTest, failed: boolean, where: { options: Required<SessionAttachOptions>; label: string; slug: string }): Promise<void> {
+  const { attach, attachDir } = where.options
+  if (attach === 'never' || (attach === 'on-failure' && !failed && test.task.result?.state !== 'fail')) return
+  const base = join(attachDir, fileSlug(test.task.file?.name ?? 'file'), fileSlug(test.task.fullTestName ?? test.task.name), where.slug)
+  try {
+    const sessionFile = saveSessionFile(t.session, `${base}.jsonl`)
+    const page = await exportSessionPage(t.session, `${base}.html`, sessionFile)
+    await annotateEndedTest(test, `${where.label}: Pi's HTML export`, SESSION_ANNOTATION, { path: page, contentType: 'text/html' })
+    await annotateEndedTest(test, `${where.label}: Pi's session file`, SESSION_ANNOTATION, { path: sessionFile, contentType: 'application/jsonl' })
+  } catch (error) {
+    throw new Error(`Attaching ${where.label} to the test (${base}.html/.jsonl) failed: ${messageOf(error)}`, { cause: error })
+  }
+}
+
+/** A name as one safe path segment: `add › blocks rm -rf` → `add-blocks-rm-rf`. */
+function fileSlug(name: string): string {
+  return (
+    name
+      .replace(/[^\w.-]+/g, '-')
+      .replace(/^[-.]+|-+$/g, '')
+      .slice(0, 80) || 'unnamed'
+  )
+}
