@@ -12,6 +12,7 @@ export function toHaveAppendedEntry(this: MatcherState, received: unknown, custo
   const what = `an entry ${printExpectedLine(this, customType)}${data.length === 0 ? '' : ` with data ${printExpectedLine(this, data[0])}`}`
   return report(this, {
     matcher: 'toHaveAppendedEntry',
+    timeline: { events },
     args: data.length === 0 ? 'customType' : 'customType, data',
     pass,
     expected: `Expected pi.appendEntry of ${what}.`,

@@ -1,7 +1,7 @@
 // What the extension executed and fetched, and whether every limited mock was used.
 import type { MatcherState } from 'vitest'
 import type { ExecCallRecord, HttpCallRecord } from '../src/records/records.js'
-import { describeValue, requireReceived } from './receiver.js'
+import { describeValue, receivedOf, requireReceived } from './receiver.js'
 import { report, type MatcherOutcome } from './report.js'
 import { equals, matchesText, matchesValue, numbered, printExpectedLine, type TextMatcher } from './text.js'
 
@@ -33,6 +33,7 @@ export function toHaveExecuted(this: MatcherState, received: unknown, command: s
   const what = `${printExpectedLine(this, command)}${args === undefined ? '' : ` with args ${printExpectedLine(this, args)} (in this order, others may come between)`}`
   return report(this, {
     matcher: 'toHaveExecuted',
+    timeline: { events },
     args: args === undefined ? 'command' : 'command, args',
     pass,
     expected: `Expected pi.exec of ${what}.`,
@@ -59,6 +60,7 @@ export function toHaveFetched(this: MatcherState, received: unknown, url: TextMa
   const what = `${printExpectedLine(this, url)}${init === undefined ? '' : ` with ${printExpectedLine(this, init)}`}`
   return report(this, {
     matcher: 'toHaveFetched',
+    timeline: { events },
     args: init === undefined ? 'url' : 'url, init',
     pass: events.http.some(fits),
     expected: `Expected a request to ${what}.`,
@@ -77,8 +79,10 @@ export function toHaveUsedAllMocks(this: MatcherState, received: unknown): Match
     throw new TypeError(`expect(received).toHaveUsedAllMocks(): received must be a test session (createTestSession), got ${describeValue(received)}`)
   }
   const pending = t.pendingMocks()
+  const events = receivedOf(received)?.events
   return report(this, {
     matcher: 'toHaveUsedAllMocks',
+    ...(events ? { timeline: { events } } : {}),
     args: '',
     pass: pending.length === 0,
     expected: 'Expected every mock rule with a `times` limit to be used that often.',

@@ -3,6 +3,7 @@ import type { MatcherState } from 'vitest'
 import { textOf } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
 import { report, type MatcherOutcome } from './report.js'
+import { replies } from './timeline.js'
 import { callLine, matchesText, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
 
 type MessageLike = { role: string; content?: unknown }
@@ -28,6 +29,7 @@ export function toHaveSaid(this: MatcherState, received: unknown, text: TextMatc
   const said = events.messages.filter((m) => m.role === 'assistant').map((m) => messageText(m)).filter(Boolean)
   return report(this, {
     matcher: 'toHaveSaid',
+    timeline: { events, focus: replies },
     args: 'text',
     pass: said.some((s) => matchesText(this, s, text)),
     expected: `Expected the model to say ${printExpectedLine(this, text)}.`,
@@ -44,6 +46,7 @@ export function toHaveSentToModel(this: MatcherState, received: unknown, text: T
   )
   return report(this, {
     matcher: 'toHaveSentToModel',
+    timeline: { events },
     args: 'text',
     pass: hit !== undefined,
     expected: `Expected some model request to contain ${printExpectedLine(this, text)}.`,

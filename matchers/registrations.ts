@@ -4,10 +4,11 @@ import { requireReceived } from './receiver.js'
 import { report, type MatcherOutcome } from './report.js'
 
 export function toHaveRegisteredTool(this: MatcherState, received: unknown, name: string): MatcherOutcome {
-  const { session } = requireReceived(received, 'toHaveRegisteredTool', true)
+  const { session, events } = requireReceived(received, 'toHaveRegisteredTool', true)
   const tools = session!.getAllTools().map((tool) => tool.name)
   return report(this, {
     matcher: 'toHaveRegisteredTool',
+    timeline: { events },
     args: 'name',
     pass: tools.includes(name),
     expected: `Expected a tool named ${name}.`,
@@ -17,11 +18,12 @@ export function toHaveRegisteredTool(this: MatcherState, received: unknown, name
 }
 
 export function toHaveRegisteredCommand(this: MatcherState, received: unknown, name: string): MatcherOutcome {
-  const { session } = requireReceived(received, 'toHaveRegisteredCommand', true)
+  const { session, events } = requireReceived(received, 'toHaveRegisteredCommand', true)
   const commands = session!.extensionRunner.getRegisteredCommands().map((c) => c.invocationName)
   const bare = name.replace(/^\//, '')
   return report(this, {
     matcher: 'toHaveRegisteredCommand',
+    timeline: { events },
     args: 'name',
     pass: commands.includes(bare),
     expected: `Expected a command /${bare}.`,

@@ -3,6 +3,7 @@ import type { MatcherState } from 'vitest'
 import type { SessionRecords, ToolCallRecord } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
 import { report, type MatcherOutcome } from './report.js'
+import { callsOf, theseCalls } from './timeline.js'
 import { callLine, equals, isPlainObject, matchesText, matchesValue, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
 
 /** `.map(describeCall(this))`: a call as one line, its block reason after it. */
@@ -35,6 +36,7 @@ export function toHaveCalledTool(this: MatcherState, received: unknown, name: st
   const withParams = params === undefined ? '' : ` with ${printExpectedLine(this, params)}`
   return report(this, {
     matcher: 'toHaveCalledTool',
+    timeline: { events, focus: theseCalls(pass ? matching : calls) },
     args: params === undefined ? 'name' : 'name, params',
     pass,
     expected: `Expected ${name} to be called${withParams}.`,
@@ -42,9 +44,9 @@ export function toHaveCalledTool(this: MatcherState, received: unknown, name: st
     happened: () => {
       if (pass) return `It was called ${matching.length} time(s) that way:\n${numbered(matching.map(describeCall(this)))}`
       if (calls.length === 0) return `${name} was never called. ${allCalls(this, events)}`
-      return `${name} was called ${calls.length} time(s), never with matching params:\n${numbered(calls.map(describeCall(this)))}\n\nDiff against the closest call:`
+      return `${name} was called ${calls.length} time(s), never with matching params:\n${numbered(calls.map(describeCall(this)))}`
     },
-    ...(closest ? { actual: closest.input, expectedValue: params } : {}),
+    ...(closest ? { diffHeading: 'Diff against the closest call:', actual: closest.input, expectedValue: params } : {}),
   })
 }
 
@@ -53,6 +55,7 @@ export function toHaveCalledToolTimes(this: MatcherState, received: unknown, nam
   const calls = events.toolCallsFor(name)
   return report(this, {
     matcher: 'toHaveCalledToolTimes',
+    timeline: { events, focus: callsOf(name) },
     args: 'name, times',
     pass: calls.length === times,
     expected: `Expected ${name} to be called ${times} time(s).`,
@@ -71,6 +74,7 @@ export function toHaveCalledToolsInOrder(this: MatcherState, received: unknown, 
   const pass = next === names.length
   return report(this, {
     matcher: 'toHaveCalledToolsInOrder',
+    timeline: { events, focus: callsOf(...names) },
     args: 'names',
     pass,
     expected: `Expected the tools to be called in the order ${names.join(' → ')} (other calls may come between).`,
@@ -95,6 +99,7 @@ export function toHaveBlocked(this: MatcherState, received: unknown, name: strin
   const because = reason === undefined ? '' : ` with a reason matching ${printExpectedLine(this, reason)}`
   return report(this, {
     matcher: 'toHaveBlocked',
+    timeline: { events, focus: theseCalls(matching.length > 0 ? matching : picked.length > 0 ? picked : calls) },
     args: ['name', ...(params === undefined ? [] : ['params']), ...(reason === undefined ? [] : ['reason'])].join(', '),
     pass: matching.length > 0,
     expected: `Expected ${name}${withParams} to be blocked${because}.`,

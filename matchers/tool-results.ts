@@ -3,6 +3,7 @@ import type { MatcherState } from 'vitest'
 import type { ToolResultRecord } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
 import { report, type MatcherOutcome } from './report.js'
+import { callsOf } from './timeline.js'
 import { allCalls } from './tool-calls.js'
 import { matchesText, matchesValue, numbered, printExpectedLine, printReceivedLine } from './text.js'
 
@@ -28,6 +29,7 @@ export function toHaveToolResult(this: MatcherState, received: unknown, name: st
   const matching = results.filter(fits)
   return report(this, {
     matcher: 'toHaveToolResult',
+    timeline: { events, focus: callsOf(name) },
     args: 'name, { text, isError, details }',
     pass: matching.length > 0,
     expected: `Expected a result of ${name} matching ${printExpectedLine(this, expected)}.`,

@@ -3,6 +3,7 @@ import type { MatcherState } from 'vitest'
 import type { WidgetRecord } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
 import { report, type MatcherOutcome } from './report.js'
+import { uiCalls } from './timeline.js'
 import { equals, matchesText, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
 
 /** Every frame of every driven custom() component, as `custom #1 after "down": <lines>`. */
@@ -22,6 +23,7 @@ export function toHaveRendered(this: MatcherState, received: unknown, text: Text
   const pass = frames.some((frame) => frame.lines.some((line) => matchesText(this, line, text)))
   return report(this, {
     matcher: 'toHaveRendered',
+    timeline: { events, focus: uiCalls('custom') },
     args: 'text',
     pass,
     expected: `Expected a line of a custom() component to match ${printExpectedLine(this, text)}.`,
@@ -54,6 +56,7 @@ export function toHaveSetWidget(this: MatcherState, received: unknown, key: stri
   const content = lines.length === 0 ? '' : expected === undefined ? ' cleared (undefined)' : ` with ${printExpectedLine(this, expected)}`
   return report(this, {
     matcher: 'toHaveSetWidget',
+    timeline: { events, focus: uiCalls('setWidget') },
     args: lines.length === 0 ? 'key' : 'key, lines',
     pass: widgets.some((w) => w.key === key && fitsLines(w)),
     expected: `Expected widget ${printExpectedLine(this, key)} set${content}.`,

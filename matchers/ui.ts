@@ -3,14 +3,8 @@ import type { MatcherState } from 'vitest'
 import type { UICallRecord } from '../src/records/records.js'
 import { requireReceived } from './receiver.js'
 import { report, type MatcherOutcome } from './report.js'
-import { matchesText, matchesValue, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
-
-const describeUI = (state: MatcherState) => (call: UICallRecord) => {
-  const answer = 'returnValue' in call ? ` → ${printReceivedLine(state, call.returnValue)}` : ''
-  const args = [...call.args, ...(call.options ? [call.options] : [])]
-  // A default of the mock spec's ui block answered, not the test's script: easy to mistake for the user's choice.
-  return `${call.method}(${args.map((a) => printReceivedLine(state, a)).join(', ')})${answer}${call.defaulted ? ' (mocks.ui default)' : ''}`
-}
+import { uiCalls } from './timeline.js'
+import { describeUI, matchesText, matchesValue, numbered, printExpectedLine, printReceivedLine, type TextMatcher } from './text.js'
 
 function listOf(state: MatcherState, calls: UICallRecord[], what: string): string {
   return calls.length === 0 ? `There was no ${what}.` : `Calls made:\n${numbered(calls.map(describeUI(state)))}`
@@ -26,6 +20,7 @@ export function toHaveNotified(this: MatcherState, received: unknown, message: T
   const what = `a notification matching ${printExpectedLine(this, message)}${level ? ` at level ${level}` : ''}`
   return report(this, {
     matcher: 'toHaveNotified',
+    timeline: { events, focus: uiCalls('notify') },
     args: level === undefined ? 'message' : 'message, level',
     pass,
     expected: `Expected ${what}.`,
@@ -57,6 +52,7 @@ export function toHavePrompted(this: MatcherState, received: unknown, method: Di
   const what = `a ${method} dialog${title === undefined ? '' : ` titled ${printExpectedLine(this, title)}`}${opened}${answered}`
   return report(this, {
     matcher: 'toHavePrompted',
+    timeline: { events, focus: uiCalls(...DIALOGS) },
     args: expected !== undefined ? 'method, title, { answer, options }' : title === undefined ? 'method' : 'method, title',
     pass,
     expected: `Expected ${what}.`,
@@ -74,6 +70,7 @@ export function toHaveSetStatus(this: MatcherState, received: unknown, key: stri
   const what = `status ${printExpectedLine(this, key)} set${text.length === 0 ? '' : text[0] === undefined ? ' to cleared (undefined)' : ` to ${printExpectedLine(this, text[0])}`}`
   return report(this, {
     matcher: 'toHaveSetStatus',
+    timeline: { events, focus: uiCalls('setStatus') },
     args: text.length === 0 ? 'key' : 'key, text',
     pass: statuses.some(fits),
     expected: `Expected ${what}.`,

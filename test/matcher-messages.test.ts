@@ -27,6 +27,11 @@ describe('matcher messages', () => {
         'bash was called 1 time(s), never with matching params:',
         '  1. bash({"command": "ls"})',
         '',
+        'Session timeline:',
+        '  turn 1: "status"',
+        '›   bash({"command": "ls"}) → "ok"',
+        '    said "done"',
+        '',
         'Diff against the closest call:',
       ].join('\n'),
     )
@@ -45,6 +50,11 @@ describe('matcher messages', () => {
         '',
         'ls returned:',
         '  1. ok (mocked): "a.ts" details {"children": [{"name": "a.ts", "parent": [Circular]}], "name": "src"}',
+        '',
+        'Session timeline:',
+        '  turn 1: "list"',
+        '›   ls({"path": "src"}) → "a.ts"',
+        '    said "done"',
       ].join('\n'),
     )
   })
@@ -60,6 +70,11 @@ describe('matcher messages', () => {
         '',
         'read returned:',
         '  1. ok (mocked): "x" details {"bytes": 12n}',
+        '',
+        'Session timeline:',
+        '  turn 1: "read"',
+        '›   read({"path": "a.bin"}) → "x"',
+        '    said "done"',
       ].join('\n'),
     )
   })
@@ -75,6 +90,11 @@ describe('matcher messages', () => {
         '',
         'It was called 1 time(s) that way:',
         '  1. bash({"command": "rm -rf dist"})',
+        '',
+        'Session timeline:',
+        '  turn 1: "clean"',
+        '›   bash({"command": "rm -rf dist"}) → "ok"',
+        '    said "done"',
       ].join('\n'),
     )
   })
@@ -128,6 +148,15 @@ describe('matcher messages', () => {
         '',
         'Calls made:',
         '  1. select("Pick", ["a", "b"], {"signal": true, "timeout": 5000}) → "b"',
+        '',
+        'Session timeline:',
+        '  turn 1: "go"',
+        '    bash({"command": "ls"}) → blocked: "no"',
+        '    said "done"',
+        '  turn 2: "/go"',
+        '›   select("Pick", ["a", "b"], {"signal": true, "timeout": 5000}) → "b"',
+        '    setWidget("todos", ["1. milk"], undefined)',
+        '    custom([Function anonymous], undefined) → undefined',
       ].join('\n'),
     )
     expect(failureOf(() => expect(t).toHaveBlocked('bash', { command: 'git status' }, 'no'))).toBe(
@@ -138,6 +167,15 @@ describe('matcher messages', () => {
         '',
         'bash was called 1 time(s), never with matching params:',
         '  1. bash({"command": "ls"}) [blocked: no]',
+        '',
+        'Session timeline:',
+        '  turn 1: "go"',
+        '›   bash({"command": "ls"}) → blocked: "no"',
+        '    said "done"',
+        '  turn 2: "/go"',
+        '    select("Pick", ["a", "b"], {"signal": true, "timeout": 5000}) → "b"',
+        '    setWidget("todos", ["1. milk"], undefined)',
+        '    custom([Function anonymous], undefined) → undefined',
       ].join('\n'),
     )
     expect(failureOf(() => expect(t).not.toHaveSetWidget('todos', /milk/))).toBe(
@@ -148,6 +186,15 @@ describe('matcher messages', () => {
         '',
         'Widgets set:',
         '  1. todos: ["1. milk"]',
+        '',
+        'Session timeline:',
+        '  turn 1: "go"',
+        '    bash({"command": "ls"}) → blocked: "no"',
+        '    said "done"',
+        '  turn 2: "/go"',
+        '    select("Pick", ["a", "b"], {"signal": true, "timeout": 5000}) → "b"',
+        '›   setWidget("todos", ["1. milk"], undefined)',
+        '    custom([Function anonymous], undefined) → undefined',
       ].join('\n'),
     )
     expect(failureOf(() => expect(t).toHaveAppendedEntry('plan', { step: 2 }))).toBe(
@@ -158,6 +205,15 @@ describe('matcher messages', () => {
         '',
         'Appended:',
         '  1. plan: {"step": 1}',
+        '',
+        'Session timeline:',
+        '  turn 1: "go"',
+        '    bash({"command": "ls"}) → blocked: "no"',
+        '    said "done"',
+        '  turn 2: "/go"',
+        '    select("Pick", ["a", "b"], {"signal": true, "timeout": 5000}) → "b"',
+        '    setWidget("todos", ["1. milk"], undefined)',
+        '    custom([Function anonymous], undefined) → undefined',
       ].join('\n'),
     )
     expect(failureOf(() => expect(t).toHaveRendered('bye'))).toBe(
@@ -169,7 +225,66 @@ describe('matcher messages', () => {
         'Frames:',
         '  1. custom #1, first frame:',
         '       "hello"',
+        '',
+        'Session timeline:',
+        '  turn 1: "go"',
+        '    bash({"command": "ls"}) → blocked: "no"',
+        '    said "done"',
+        '  turn 2: "/go"',
+        '    select("Pick", ["a", "b"], {"signal": true, "timeout": 5000}) → "b"',
+        '    setWidget("todos", ["1. milk"], undefined)',
+        '›   custom([Function anonymous], undefined) → undefined',
       ].join('\n'),
     )
+  })
+
+  describe('the session timeline', () => {
+    // Ten turns of a read and a reply, the fifth reading the one file asked about.
+    async function longSession() {
+      const t = await createTestSession({ mockTools: { read: 'text' } })
+      for (let n = 1; n <= 10; n++) await t.run(when(`step ${n}`, [calls('read', { path: n === 5 ? 'five.md' : `${n}.md` }), says(`read ${n}`)]))
+      return t
+    }
+    const timelineOf = (message: string) => message.slice(message.indexOf('Session timeline:'))
+
+    it('shows at most a screen: the lines around what the matcher looked for, and counts the rest', async () => {
+      const t = await longSession()
+      expect(timelineOf(failureOf(() => expect(t).not.toHaveCalledTool('read', { path: 'five.md' })))).toBe(
+        [
+          'Session timeline:',
+          '  … 7 earlier line(s)',
+          '    read({"path": "3.md"}) → "text"',
+          '    said "read 3"',
+          '  turn 4: "step 4"',
+          '    read({"path": "4.md"}) → "text"',
+          '    said "read 4"',
+          '  turn 5: "step 5"',
+          '›   read({"path": "five.md"}) → "text"',
+          '    said "read 5"',
+          '  turn 6: "step 6"',
+          '    read({"path": "6.md"}) → "text"',
+          '    said "read 6"',
+          '  turn 7: "step 7"',
+          '  … 11 later line(s)',
+        ].join('\n'),
+      )
+    })
+
+    it('ends with the end of the story when nothing it looked for happened', async () => {
+      const t = await longSession()
+      const story = timelineOf(failureOf(() => expect(t).toHaveCalledTool('bash')))
+      expect(story.split('\n')).toHaveLength(1 + 1 + 12)
+      expect(story).toMatch(/^Session timeline:\n  … 18 earlier line\(s\)\n/)
+      expect(story.endsWith('  turn 10: "step 10"\n    read({"path": "10.md"}) → "text"\n    said "read 10"')).toBe(true)
+    })
+
+    it('cuts long prompts and replies, and leaves out a session where nothing happened', async () => {
+      const t = await createTestSession()
+      expect(failureOf(() => expect(t).toHaveSaid('hi'))).not.toContain('Session timeline')
+      await t.run(when('x'.repeat(100), [says('y'.repeat(100))]))
+      expect(timelineOf(failureOf(() => expect(t).toHaveSaid('hi')))).toBe(
+        ['Session timeline:', `  turn 1: "${'x'.repeat(59)}…"`, `›   said "${'y'.repeat(59)}…"`].join('\n'),
+      )
+    })
   })
 })

@@ -150,6 +150,12 @@ describe('a mocked world from a mock spec', () => {
         'Calls made:',
         '  1. confirm("Run?", "rm -rf build") → true (mocks.ui default)',
         '  2. input("Name?", undefined) → "" (mocks.ui default)',
+        '',
+        'Session timeline:',
+        '  turn 1: "/deploy"',
+        '›   confirm("Run?", "rm -rf build") → true (mocks.ui default)',
+        '›   input("Name?", undefined) → "" (mocks.ui default)',
+        '    notify("as """, "info")',
       ].join('\n'),
     )
     await t.dispose()

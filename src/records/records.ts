@@ -129,6 +129,32 @@ export class SessionRecords {
   readonly widgets: WidgetRecord[] = []
   /** Every `pi.appendEntry` call that Pi accepted, in order. */
   readonly entries: AppendedEntryRecord[] = []
+  // How many events had come when each UI call was made: where it goes in the session's timeline.
+  readonly #uiPositions = new WeakMap<UICallRecord, number>()
+
+  /** Records a UI call, and where it came among the events. */
+  addUICall(call: UICallRecord): void {
+    this.ui.push(call)
+    this.#uiPositions.set(call, this.all.length)
+  }
+
+  /** The turns the test ran (run, command, emit), each with how many events had come when it began. */
+  readonly #turns: { prompt: string; eventsBefore: number }[] = []
+
+  /** A turn of the test begins: its prompt (`/name args` for a command, `emit("event")` for an event). */
+  beginTurn(prompt: string): void {
+    this.#turns.push({ prompt, eventsBefore: this.all.length })
+  }
+
+  /** The turns so far, in order. */
+  turns(): readonly { prompt: string; eventsBefore: number }[] {
+    return this.#turns
+  }
+
+  /** How many events had come when `call` was made (0 for a call not recorded through addUICall). */
+  eventsBefore(call: UICallRecord): number {
+    return this.#uiPositions.get(call) ?? 0
+  }
 
   toolCallsFor(name: string): ToolCallRecord[] {
     return this.toolCalls.filter((call) => call.toolName === name)

@@ -91,6 +91,7 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
   // The first cause wins: Pi's own rejection, then a problem the mocks saw, then the playbook's diagnostic.
   const inTurn = async <T>(turn: Turn, work: () => Promise<T>): Promise<T> => {
     playbook.begin(turn)
+    records.beginTurn(turn.prompt)
     let failure: unknown
     let result: T | undefined
     try {
