@@ -22,8 +22,16 @@ export async function attachSession(t: TestSession, test: EndingTest, failed: bo
   const { attach, attachDir } = where.options
   if (attach === 'never' || (attach === 'on-failure' && !failed && test.task.result?.state !== 'fail')) return
   const base = join(attachDir, fileSlug(test.task.file?.name ?? 'file'), fileSlug(test.task.fullTestName ?? test.task.name), where.slug)
+  let sessionFile: string
   try {
-    const sessionFile = saveSessionFile(t.session, `${base}.jsonl`)
+    sessionFile = saveSessionFile(t.session, `${base}.jsonl`)
+  } catch (error) {
+    // Pi writes its sessions with JSON.stringify: a cyclic or BigInt value (a tool's details) has no file, in Pi either.
+    if (!(error instanceof TypeError)) throw new Error(`Attaching ${where.label} to the test (${base}.jsonl) failed: ${messageOf(error)}`, { cause: error })
+    await annotateEndedTest(test, `${where.label}: not attached, Pi cannot write it as JSON (${messageOf(error).split('\n')[0]})`, SESSION_ANNOTATION)
+    return
+  }
+  try {
     const page = await exportSessionPage(t.session, `${base}.html`, sessionFile)
     await annotateEndedTest(test, `${where.label}: Pi's HTML export`, SESSION_ANNOTATION, { path: page, contentType: 'text/html' })
     await annotateEndedTest(test, `${where.label}: Pi's session file`, SESSION_ANNOTATION, { path: sessionFile, contentType: 'application/jsonl' })

@@ -77,7 +77,7 @@ export function forgetEvaluatedModules(keep: (module: ModuleInfo) => boolean): v
  * state reads `run` for the synchronous call alone; Vitest then reports the annotation and copies its
  * attachment as it does any other.
  */
-export async function annotateEndedTest(test: Pick<TestContext, 'task' | 'annotate'>, message: string, type: string, attachment: TestAttachment): Promise<TestAnnotation> {
+export async function annotateEndedTest(test: Pick<TestContext, 'task' | 'annotate'>, message: string, type: string, attachment?: TestAttachment): Promise<TestAnnotation> {
   const result = test.task.result
   if (!result) return test.annotate(message, type, attachment)
   const state = result.state
