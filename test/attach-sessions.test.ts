@@ -69,6 +69,13 @@ describe('sessions attached to a failing test', () => {
     expect(tests['fails with attach: never']).toEqual({ state: 'failed', annotations: [] })
   })
 
+  it('says so, instead of failing, when Pi cannot write the session as JSON', () => {
+    expect(tests['fails with details Pi cannot write as JSON']!.state).toBe('failed')
+    expect(messages('fails with details Pi cannot write as JSON')).toEqual([
+      'pi:session: session 1 (no extensions): not attached, Pi cannot write it as JSON (Do not know how to serialize a BigInt)',
+    ])
+  })
+
   it('attaches the session fixture', () => {
     expect(messages('fails with the session fixture')).toEqual([
       "pi:session: the session fixture (no extensions): Pi's HTML export",
