@@ -67,10 +67,17 @@ describe('a consumer project with plugins: [pi()]', () => {
         '  3. bash({"command": "rm -rf /"}) [blocked: rm -rf is not allowed]',
         '',
         'Session timeline:',
+        '  turn 1: "work"',
+        '›   bash({"command": "ls"}) → "ran ls"',
+        '›   bash({"command": "git status", "timeout": 10}) → "ran git status"',
+        '    write({"content": "hello", "path": "out.txt"}) → "written"',
+        '    notify("dangerous command blocked", "warning")',
+        '›   bash({"command": "rm -rf /"}) → blocked: "rm -rf is not allowed"',
+        '    said "done"',
+        '',
+        'Diff against the closest call:',
       ].join('\n'),
     )
-    // The diff Vitest prints follows its heading, the message's last line, after the timeline.
-    expect(failures['toHaveCalledTool with params that never matched']).toMatch(/Session timeline:\n[^]*\n\nDiff against the closest call:/)
     expect(failures['toHaveCalledTool of a tool never called']).toContain(
       'edit was never called. Tools called (4):\n  1. bash({"command": "ls"})\n  2. bash({"command": "git status", "timeout": 10})\n  3. write({"content": "hello", "path": "out.txt"})',
     )

@@ -140,6 +140,21 @@ describe('matcher messages', () => {
     })
     await t.run(when('go', [calls('bash', { command: 'ls' }), says('done')]))
     await expect(t.command('go')).rejects.toThrow('did not call done() after 0 key(s)')
+    // The session's timeline, which ends each message; `marked` is the line the matcher looked for.
+    const story = (marked?: 'bash' | 'select' | 'setWidget' | 'custom') => {
+      const mark = (line: string, name: typeof marked) => `${name === marked ? '›' : ' '}   ${line}`
+      return [
+        '',
+        'Session timeline:',
+        '  turn 1: "go"',
+        mark('bash({"command": "ls"}) → blocked: "no"', 'bash'),
+        '    said "done"',
+        '  turn 2: "/go"',
+        mark('select("Pick", ["a", "b"], {"signal": true, "timeout": 5000}) → "b"', 'select'),
+        mark('setWidget("todos", ["1. milk"], undefined)', 'setWidget'),
+        mark('custom([Function anonymous], undefined) → undefined', 'custom'),
+      ]
+    }
     expect(failureOf(() => expect(t).toHavePrompted('select', 'Pick', { answer: 'a', options: { timeout: 1000 } }))).toBe(
       [
         'expect(session).toHavePrompted(method, title, { answer, options })',
@@ -148,15 +163,7 @@ describe('matcher messages', () => {
         '',
         'Calls made:',
         '  1. select("Pick", ["a", "b"], {"signal": true, "timeout": 5000}) → "b"',
-        '',
-        'Session timeline:',
-        '  turn 1: "go"',
-        '    bash({"command": "ls"}) → blocked: "no"',
-        '    said "done"',
-        '  turn 2: "/go"',
-        '›   select("Pick", ["a", "b"], {"signal": true, "timeout": 5000}) → "b"',
-        '    setWidget("todos", ["1. milk"], undefined)',
-        '    custom([Function anonymous], undefined) → undefined',
+        ...story('select'),
       ].join('\n'),
     )
     expect(failureOf(() => expect(t).toHaveBlocked('bash', { command: 'git status' }, 'no'))).toBe(
@@ -167,15 +174,7 @@ describe('matcher messages', () => {
         '',
         'bash was called 1 time(s), never with matching params:',
         '  1. bash({"command": "ls"}) [blocked: no]',
-        '',
-        'Session timeline:',
-        '  turn 1: "go"',
-        '›   bash({"command": "ls"}) → blocked: "no"',
-        '    said "done"',
-        '  turn 2: "/go"',
-        '    select("Pick", ["a", "b"], {"signal": true, "timeout": 5000}) → "b"',
-        '    setWidget("todos", ["1. milk"], undefined)',
-        '    custom([Function anonymous], undefined) → undefined',
+        ...story('bash'),
       ].join('\n'),
     )
     expect(failureOf(() => expect(t).not.toHaveSetWidget('todos', /milk/))).toBe(
@@ -186,15 +185,7 @@ describe('matcher messages', () => {
         '',
         'Widgets set:',
         '  1. todos: ["1. milk"]',
-        '',
-        'Session timeline:',
-        '  turn 1: "go"',
-        '    bash({"command": "ls"}) → blocked: "no"',
-        '    said "done"',
-        '  turn 2: "/go"',
-        '    select("Pick", ["a", "b"], {"signal": true, "timeout": 5000}) → "b"',
-        '›   setWidget("todos", ["1. milk"], undefined)',
-        '    custom([Function anonymous], undefined) → undefined',
+        ...story('setWidget'),
       ].join('\n'),
     )
     expect(failureOf(() => expect(t).toHaveAppendedEntry('plan', { step: 2 }))).toBe(
@@ -205,15 +196,7 @@ describe('matcher messages', () => {
         '',
         'Appended:',
         '  1. plan: {"step": 1}',
-        '',
-        'Session timeline:',
-        '  turn 1: "go"',
-        '    bash({"command": "ls"}) → blocked: "no"',
-        '    said "done"',
-        '  turn 2: "/go"',
-        '    select("Pick", ["a", "b"], {"signal": true, "timeout": 5000}) → "b"',
-        '    setWidget("todos", ["1. milk"], undefined)',
-        '    custom([Function anonymous], undefined) → undefined',
+        ...story(),
       ].join('\n'),
     )
     expect(failureOf(() => expect(t).toHaveRendered('bye'))).toBe(
@@ -225,15 +208,7 @@ describe('matcher messages', () => {
         'Frames:',
         '  1. custom #1, first frame:',
         '       "hello"',
-        '',
-        'Session timeline:',
-        '  turn 1: "go"',
-        '    bash({"command": "ls"}) → blocked: "no"',
-        '    said "done"',
-        '  turn 2: "/go"',
-        '    select("Pick", ["a", "b"], {"signal": true, "timeout": 5000}) → "b"',
-        '    setWidget("todos", ["1. milk"], undefined)',
-        '›   custom([Function anonymous], undefined) → undefined',
+        ...story('custom'),
       ].join('\n'),
     )
   })
