@@ -6,6 +6,8 @@ export default environment
 export { createTestSession } from './sessions.js'
 export { test, type PiFixtures } from './fixture.js'
 export type { PiEnvironmentOptions } from './defaults.js'
+export type { AttachMode, SessionAttachOptions } from './attach-options.js'
+export { SESSION_ANNOTATION } from './attach.js'
 export type { PiSandboxConfig, PiGlobalSetupOptions, ProvidedScripts, ProvidedSandbox } from './provided.js'
 export { piSerializer } from './serializer.js'
 export type { PiMatchers, ExpectedToolResult, TextMatcher, DialogMethod, ExpectedDialog, NotifyLevel } from '../matchers/index.js'
