@@ -10,6 +10,7 @@ import { PROJECT_SCRIPTS } from '../src/project/runner.js'
 import { checkOptions, fields, is, isObject, isString, listOf, oneOf, type Check } from '../src/session/options.js'
 import { escapeRegExp } from './escape-regexp.js'
 import { ENVIRONMENT_OPTIONS, type PiEnvironmentOptions } from './defaults.js'
+import { rerunOnReads } from './rerun-on-reads.js'
 import { GLOBAL_SETUP_OPTIONS, type PiGlobalSetupOptions, type PiSandboxConfig } from './provided.js'
 
 export { findPiLine, type PiLineInfo } from '../src/pi/line.js'
@@ -115,6 +116,10 @@ export function pi(options: PiPluginOptions = {}): Plugin {
         test.environmentOptions[GLOBAL_SETUP_OPTIONS] = once
         test.globalSetup = [...toArray(test.globalSetup).filter((file) => file !== sibling('global-setup')), sibling('global-setup')]
       }
+    },
+    // Editing an extension, a module it imports or a mock spec reruns the test files whose sessions read it.
+    configureVitest({ vitest }) {
+      rerunOnReads(vitest)
     },
   }
 }

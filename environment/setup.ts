@@ -8,9 +8,11 @@ import { piMatchers } from '../matchers/index.js'
 import { beginFile, sharedWorker } from './file-reset.js'
 import { freshLoader } from './module-loader.js'
 import { piSerializer } from './serializer.js'
+import { recordFileReads } from './session-reads.js'
 import { disposeFileSessions, trackRunningTests } from './sessions.js'
 
 setModuleLoader(freshLoader((path) => import(/* @vite-ignore */ path)))
+recordFileReads()
 expect.extend(piMatchers)
 trackRunningTests()
 

@@ -1,9 +1,11 @@
-// Every reach into Vitest's internals: the worker state it keeps on globalThis (`__vitest_worker__`: the
-// resolved config, the module runner's graph of evaluated modules), the module nodes in that graph, and
-// the state check of a test's annotate().
-// None of it is public API: when a Vitest release moves it, this is the file to change. Without the
-// worker state, each function falls back to what Vitest does publicly.
+// Every reach into Vitest's internals: in a worker, the state it keeps on globalThis (`__vitest_worker__`:
+// the resolved config, the module runner's graph of evaluated modules), the module nodes in that graph and
+// the state check of a test's annotate(); in the main process, the resolved config's reporters and related
+// files, the VCS provider and the Vite module graphs the watcher reads. None of it is public API: when a
+// Vitest release moves it, this is the file to change. Without the worker state, each worker function falls
+// back to what Vitest does publicly.
 import { vi, type EvaluatedModules, type TestAnnotation, type TestAttachment, type TestContext } from 'vitest'
+import type { Reporter, TestProject, Vitest } from 'vitest/node'
 
 type EvaluatedModule = NonNullable<ReturnType<EvaluatedModules['getModuleById']>>
 
@@ -51,6 +53,13 @@ function importTree(modules: EvaluatedModules, file: string, follow: (module: Mo
   return [...found.values()]
 }
 
+/** The files of `file`'s import tree as this worker last evaluated it, through the modules `follow` accepts. */
+export function importedFiles(file: string, follow: (module: ModuleInfo) => boolean): string[] {
+  const modules = workerState()?.evaluatedModules
+  const files = modules ? importTree(modules, file, follow).map((node) => node.file) : []
+  return [...new Set([file, ...files])]
+}
+
 /**
  * Forgets the evaluation of every module but those `keep` accepts and Vitest's mocks, keeping their
  * transformed code: vi.resetModules() with a filter. Without the module graph, every module is reset.
@@ -86,5 +95,39 @@ export async function annotateEndedTest(test: Pick<TestContext, 'task' | 'annota
     return test.annotate(message, type, attachment)
   } finally {
     result.state = state
+  }
+}
+
+/** Adds `reporter` to Vitest's: called from a plugin's configureVitest, before Vitest creates its reporters. */
+export function addReporter(vitest: Vitest, reporter: Reporter): void {
+  ;(vitest.config.reporters as unknown[]).push(reporter)
+}
+
+/**
+ * Widens the files `vitest related` names and those `--changed` finds by `widen`, before Vitest selects the
+ * test files that import them: `widen` adds the test files that depend on them in ways imports do not show.
+ */
+export function widenRelatedFiles(vitest: Vitest, widen: (files: string[]) => string[]): void {
+  const config = vitest.config
+  if (config.related) config.related = widen(config.related)
+  const vcs = vitest.vcs as Partial<Vitest['vcs']> | undefined
+  const find = vcs?.findChangedFiles?.bind(vcs)
+  if (find) vcs!.findChangedFiles = async (options) => widen(await find(options))
+}
+
+/**
+ * Makes each module graph of `project` that holds `testFile` list it as an importer of `files` (a file no
+ * graph holds, such as a JSON spec, gets a file-only entry), and no longer of `dropped`: Vitest's watcher
+ * then reruns the test file when one of them changes, as for a file it imports.
+ */
+export function linkImporters(project: TestProject, testFile: string, files: readonly string[], dropped: readonly string[]): void {
+  for (const { moduleGraph } of Object.values(project.vite.environments)) {
+    const tests = moduleGraph.getModulesByFile(testFile)
+    if (!tests?.size) continue
+    for (const file of dropped) for (const node of moduleGraph.getModulesByFile(file) ?? []) for (const test of tests) node.importers.delete(test)
+    for (const file of files) {
+      const nodes = moduleGraph.getModulesByFile(file) ?? new Set([moduleGraph.createFileOnlyEntry(file)])
+      for (const node of nodes) for (const test of tests) node.importers.add(test)
+    }
   }
 }

@@ -1,6 +1,7 @@
 // The mocked world of a session: a pi.ext.mock_spec.v1 (a file or an object) with the `mocks` option's
 // blocks laid over it, validated, as the blocks the other mocks read.
 import { resolve } from 'node:path'
+import { noteProjectReads } from '../../shared/project-reads.js'
 import { readJsonFile } from './load.js'
 import type { MockSpec } from './types.js'
 import { MockSpecError, validateMockSpec } from './validate.js'
@@ -31,6 +32,8 @@ export function resolveMocks(
 }
 
 function readSpecFile(path: string, written: string): unknown {
+  // Also when it is missing: creating it changes what the session reads.
+  noteProjectReads([path])
   try {
     return readJsonFile(path)
   } catch (error) {

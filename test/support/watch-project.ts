@@ -1,0 +1,159 @@
+// A small project whose tests load extensions by path, driven through Vitest's own programmatic API
+// (vitest/node): which test files each run ran, and what their sessions saw.
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
+import type { TestModule, Vitest } from 'vitest/node'
+import { createVitest } from 'vitest/node'
+import { within } from '../../src/shared/within.js'
+import { ROOT } from './consumer.js'
+
+/** One run: the test files it ran (relative, sorted) and the commands each file's session saw registered. */
+export interface Run {
+  files: string[]
+  commands: Record<string, string[]>
+}
+
+const extension = (file: string) => `import { WORD } from './${file}'
+export default function (pi: { registerCommand(name: string, options: object): void }) {
+  pi.registerCommand(WORD, { description: 'from ${file}', handler: async () => {} })
+}
+`
+
+const loadingTest = (options: string) => `import { it } from 'vitest'
+import { createTestSession } from '${ROOT}/dist/environment/index.js'
+it('loads it', async ({ task }) => {
+  const t = await createTestSession(${options})
+  task.file.meta.commands = t.session.extensionRunner.getRegisteredCommands().map((c) => c.invocationName)
+})
+`
+
+const FILES: Record<string, string> = {
+  'extensions/cmt/cmt.ts': extension('word.ts'),
+  'extensions/cmt/word.ts': "export const WORD = 'one'\n",
+  'extensions/other.ts': extension('other-word.ts'),
+  'extensions/other-word.ts': "export const WORD = 'other'\n",
+  'mocks/cmt.json': JSON.stringify({ schema: 'pi.ext.mock_spec.v1', extension_id: 'cmt', exec: { rules: [] } }) + '\n',
+  'notes/unread.ts': 'export const UNREAD = 1\n',
+  'tests/cmt.test.ts': loadingTest("{ extensions: ['./extensions/cmt/cmt.ts'], mockSpec: 'mocks/cmt.json' }"),
+  'tests/other.test.ts': loadingTest("{ extensions: ['./extensions/other.ts'] }"),
+  'tests/plain.test.ts': "import { expect, it } from 'vitest'\nit('loads nothing', () => expect(1).toBe(1))\n",
+}
+
+export interface WatchProject {
+  dir: string
+  /** Writes `content` to the project's `file` (relative). */
+  write(file: string, content: string): void
+  /** Starts Vitest in watch mode; its first run is done when this resolves. */
+  watch(options?: { pool?: string; isolate?: boolean }): Promise<Watching>
+  /** One `vitest run` with `options` (related, changed): the run it made. */
+  run(options: { related?: string[]; changed?: boolean | string }): Promise<Run>
+  /** Makes the project a git repository with everything committed. */
+  commit(): void
+  remove(): void
+}
+
+export interface Watching {
+  first: Run
+  /** Writes `file` (relative) and waits for the rerun it causes. */
+  edit(file: string, content: string): Promise<Run>
+  /** Writes `file` and waits until Vitest's watcher saw the change (whatever it did with it). */
+  touch(file: string, content: string): Promise<void>
+  close(): Promise<void>
+}
+
+const WAIT_MS = 60_000
+
+function runOf(dir: string, modules: ReadonlyArray<TestModule>): Run {
+  const files = modules.map((m) => relative(dir, m.moduleId)).sort()
+  const commands = Object.fromEntries(modules.map((m) => [relative(dir, m.moduleId), ((m.meta() as { commands?: string[] }).commands ?? [])]))
+  return { files, commands }
+}
+
+async function bounded<T>(work: Promise<T>, what: string): Promise<T> {
+  const done = await within(work, WAIT_MS)
+  if (!done) throw new Error(`waited ${WAIT_MS} ms for ${what}`)
+  return done.value
+}
+
+/** Creates the project under the repo's .cache (so that Vitest and Pi resolve from its node_modules). */
+export function createWatchProject(): WatchProject {
+  mkdirSync(join(ROOT, '.cache'), { recursive: true })
+  const dir = mkdtempSync(join(ROOT, '.cache', 'watch-'))
+  const write = (file: string, content: string) => {
+    mkdirSync(dirname(join(dir, file)), { recursive: true })
+    writeFileSync(join(dir, file), content)
+  }
+  for (const [file, content] of Object.entries(FILES)) write(file, content)
+  const config = (isolate?: boolean) =>
+    `import { defineConfig } from 'vitest/config'\nimport { pi } from '${ROOT}/dist/environment/plugin.js'\n` +
+    `export default defineConfig({ plugins: [pi(${isolate === undefined ? '' : `{ isolate: ${isolate} }`})], test: { include: ['tests/**/*.test.ts'] } })\n`
+  write('vitest.config.ts', config())
+
+  async function start(options: Record<string, unknown>, onRun: (run: Run) => void): Promise<Vitest> {
+    return createVitest('test', {
+      root: dir,
+      config: join(dir, 'vitest.config.ts'),
+      reporters: [{ onTestRunEnd: (modules) => onRun(runOf(dir, modules)) }],
+      maxWorkers: 1,
+      ...options,
+    })
+  }
+
+  return {
+    dir,
+    write,
+    async watch({ pool, isolate } = {}) {
+      write('vitest.config.ts', config(isolate))
+      const runs: Run[] = []
+      let waiting: ((run: Run) => void) | undefined
+      const vitest = await start({ watch: true, ...(pool ? { pool } : {}) }, (run) => {
+        runs.push(run)
+        waiting?.(runs.shift()!)
+      })
+      const nextRun = (what: string) => bounded(new Promise<Run>((resolve) => (waiting = resolve)), what)
+      await bounded(vitest.start(), 'the first run in watch mode')
+      const first = runs.shift()!
+      const seen = (file: string) =>
+        new Promise<void>((resolve) => {
+          const listener = (changed: string) => {
+            if (changed !== join(dir, file)) return
+            vitest.vite.watcher.off('change', listener)
+            resolve()
+          }
+          vitest.vite.watcher.on('change', listener)
+        })
+      return {
+        first,
+        async edit(file, content) {
+          const rerun = nextRun(`the rerun after editing ${file}`)
+          write(file, content)
+          return rerun
+        },
+        async touch(file, content) {
+          const changed = bounded(seen(file), `Vitest's watcher to see ${file} change`)
+          write(file, content)
+          await changed
+        },
+        close: () => vitest.close(),
+      }
+    },
+    async run(options) {
+      let last: Run | undefined
+      const vitest = await start({ watch: false, ...options }, (run) => (last = run))
+      try {
+        await bounded(vitest.start(), `vitest run ${JSON.stringify(options)}`)
+      } finally {
+        await vitest.close()
+      }
+      return last ?? { files: [], commands: {} }
+    },
+    commit() {
+      const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' })
+      git('init', '-q')
+      git('add', '-A')
+      git('-c', 'user.name=t', '-c', 'user.email=t@localhost', 'commit', '-qm', 'start')
+    },
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  }
+}
