@@ -55,14 +55,17 @@ function readStore(store: string, vitest: Vitest): Reads {
   if (!existsSync(store)) return {}
   try {
     const parsed = JSON.parse(readFileSync(store, 'utf8')) as unknown
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Reads
-    throw new Error('not an object')
+    const valid = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && Object.values(parsed).every(isFileList)
+    if (!valid) throw new Error('not an object of test files to the files their sessions read')
+    return parsed as Reads
   } catch (error) {
-    // A cache: the next run writes it anew. Until then related runs miss what a session read.
+    // A cache: the next run writes it anew; until then a related run misses what the sessions read.
     vitest.logger.warn(`vitest-environment-pi: ignoring ${store} (${messageOf(error)}); the next run writes it anew`)
     return {}
   }
 }
+
+const isFileList = (value: unknown) => Array.isArray(value) && value.every((file) => typeof file === 'string')
 
 function writeStore(store: string, reads: Reads): void {
   // Test files since deleted drop out.

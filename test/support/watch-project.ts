@@ -140,7 +140,8 @@ export function createWatchProject(): WatchProject {
     },
     async run(options) {
       let last: Run | undefined
-      const vitest = await start({ watch: false, ...options }, (run) => (last = run))
+      // A selection may be empty: that is a run of no file, not an error.
+      const vitest = await start({ watch: false, passWithNoTests: true, ...options }, (run) => (last = run))
       try {
         await bounded(vitest.start(), `vitest run ${JSON.stringify(options)}`)
       } finally {
