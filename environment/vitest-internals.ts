@@ -118,16 +118,22 @@ export function widenRelatedFiles(vitest: Vitest, widen: (files: string[]) => st
 /**
  * Makes each module graph of `project` that holds `testFile` list it as an importer of `files` (a file no
  * graph holds, such as a JSON spec, gets a file-only entry), and no longer of `dropped`: Vitest's watcher
- * then reruns the test file when one of them changes, as for a file it imports.
+ * then reruns the test file when one of them changes, as for a file it imports. The setup file, which
+ * Vitest 5 records as the importer of what it imports at run time, is no importer of theirs: a change to a
+ * setup file's import reruns every test file.
  */
 export function linkImporters(project: TestProject, testFile: string, files: readonly string[], dropped: readonly string[]): void {
+  const setupFiles = new Set(project.config.setupFiles)
   for (const { moduleGraph } of Object.values(project.vite.environments)) {
     const tests = moduleGraph.getModulesByFile(testFile)
     if (!tests?.size) continue
     for (const file of dropped) for (const node of moduleGraph.getModulesByFile(file) ?? []) for (const test of tests) node.importers.delete(test)
     for (const file of files) {
       const nodes = moduleGraph.getModulesByFile(file) ?? new Set([moduleGraph.createFileOnlyEntry(file)])
-      for (const node of nodes) for (const test of tests) node.importers.add(test)
+      for (const node of nodes) {
+        for (const importer of node.importers) if (importer.file && setupFiles.has(importer.file)) node.importers.delete(importer)
+        for (const test of tests) node.importers.add(test)
+      }
     }
   }
 }

@@ -140,10 +140,12 @@ export function createWatchProject(): WatchProject {
     },
     async run(options) {
       let last: Run | undefined
-      // A selection may be empty: that is a run of no file, not an error.
-      const vitest = await start({ watch: false, passWithNoTests: true, ...options }, (run) => (last = run))
+      const vitest = await start({ watch: false, ...options }, (run) => (last = run))
       try {
         await bounded(vitest.start(), `vitest run ${JSON.stringify(options)}`)
+      } catch (error) {
+        // Vitest's answer to a selection of no test file, whatever passWithNoTests says.
+        if (!(error instanceof Error && error.message === 'No test files found')) throw error
       } finally {
         await vitest.close()
       }
