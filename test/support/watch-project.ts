@@ -1,5 +1,6 @@
 // A small project whose tests load extensions by path, driven through Vitest's own programmatic API
-// (vitest/node): which test files each run ran, and what their sessions saw.
+// (vitest/node): which test files each run ran, and what their sessions saw. Its config takes pi() from
+// this package's dist (built by `npm test` first), as an installed copy would.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
@@ -64,7 +65,13 @@ export interface Watching {
 
 const WAIT_MS = 60_000
 
-function runOf(dir: string, modules: ReadonlyArray<TestModule>): Run {
+/** The run, or an error naming the fixture's test files that failed (then the run shows nothing right). */
+function runOf(dir: string, modules: ReadonlyArray<TestModule>): Run | Error {
+  const failed = modules.filter((m) => m.state() === 'failed')
+  if (failed.length > 0) {
+    const errors = failed.map((m) => `${relative(dir, m.moduleId)}: ${[...m.errors(), ...[...m.children.allTests()].flatMap((t) => t.result().errors ?? [])].map((e) => e.message).join('; ')}`)
+    return new Error(`the project's test files failed:\n${errors.join('\n')}`)
+  }
   const files = modules.map((m) => relative(dir, m.moduleId)).sort()
   const commands = Object.fromEntries(modules.map((m) => [relative(dir, m.moduleId), ((m.meta() as { commands?: string[] }).commands ?? [])]))
   return { files, commands }
@@ -90,7 +97,7 @@ export function createWatchProject(): WatchProject {
     `export default defineConfig({ plugins: [pi(${isolate === undefined ? '' : `{ isolate: ${isolate} }`})], test: { include: ['tests/**/*.test.ts'] } })\n`
   write('vitest.config.ts', config())
 
-  async function start(options: Record<string, unknown>, onRun: (run: Run) => void): Promise<Vitest> {
+  async function start(options: Record<string, unknown>, onRun: (run: Run | Error) => void): Promise<Vitest> {
     return createVitest('test', {
       root: dir,
       config: join(dir, 'vitest.config.ts'),
@@ -105,15 +112,22 @@ export function createWatchProject(): WatchProject {
     write,
     async watch({ pool, isolate } = {}) {
       write('vitest.config.ts', config(isolate))
-      const runs: Run[] = []
-      let waiting: ((run: Run) => void) | undefined
+      // Every run in order: one nobody waited for is the next one read, so no rerun goes unseen.
+      const runs: (Run | Error)[] = []
+      let waiting: ((run: Run | Error) => void) | undefined
+      const exitCode = process.exitCode
       const vitest = await start({ watch: true, ...(pool ? { pool } : {}) }, (run) => {
-        runs.push(run)
-        waiting?.(runs.shift()!)
+        if (waiting) waiting(run)
+        else runs.push(run)
+        waiting = undefined
       })
-      const nextRun = (what: string) => bounded(new Promise<Run>((resolve) => (waiting = resolve)), what)
+      const nextRun = async (what: string) => {
+        const run = runs.shift() ?? (await bounded(new Promise<Run | Error>((resolve) => (waiting = resolve)), what))
+        if (run instanceof Error) throw run
+        return run
+      }
       await bounded(vitest.start(), 'the first run in watch mode')
-      const first = runs.shift()!
+      const first = await nextRun('the first run to report')
       const seen = (file: string) =>
         new Promise<void>((resolve) => {
           const listener = (changed: string) => {
@@ -135,11 +149,16 @@ export function createWatchProject(): WatchProject {
           write(file, content)
           await changed
         },
-        close: () => vitest.close(),
+        async close() {
+          await vitest.close()
+          // Vitest sets the exit code of the process it runs in (this test's worker) when a run fails.
+          process.exitCode = exitCode
+        },
       }
     },
     async run(options) {
-      let last: Run | undefined
+      let last: Run | Error | undefined
+      const exitCode = process.exitCode
       const vitest = await start({ watch: false, ...options }, (run) => (last = run))
       try {
         await bounded(vitest.start(), `vitest run ${JSON.stringify(options)}`)
@@ -148,7 +167,9 @@ export function createWatchProject(): WatchProject {
         if (!(error instanceof Error && error.message === 'No test files found')) throw error
       } finally {
         await vitest.close()
+        process.exitCode = exitCode
       }
+      if (last instanceof Error) throw last
       return last ?? { files: [], commands: {} }
     },
     commit() {
