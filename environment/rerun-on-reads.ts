@@ -2,7 +2,7 @@
 // imports: through its module graph in watch mode, through each test file's imports for `related` and
 // `--changed`. A session loads its extension (and mock spec) by a path string at run time, which no import
 // shows. Each test file reports what its sessions read (environment/session-reads.ts); as it ends, this
-// adds those files to the module graph as its imports, and keeps them in Vite's cache dir, so that a
+// adds those files to the module graph as its imports, and keeps them in Vitest's cache dir, so that a
 // later `vitest related` or `--changed` selects the test files that read a file in the last run.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -21,6 +21,7 @@ const hooked = new WeakSet<object>()
 export function rerunOnReads(vitest: Vitest): void {
   if (hooked.has(vitest.config)) return
   hooked.add(vitest.config)
+  // Vitest sets Vite's cacheDir to its own (node_modules/.vite/vitest/<hash>).
   const store = join(vitest.vite.config.cacheDir, 'vitest-environment-pi', 'session-reads.json')
   const reads = readStore(store, vitest)
   widenRelatedFiles(vitest, (files) => withReaders(files, reads))
