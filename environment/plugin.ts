@@ -119,7 +119,7 @@ export function pi(options: PiPluginOptions = {}): Plugin {
     },
     // Editing an extension, a module it imports or a mock spec reruns the test files whose sessions read it.
     configureVitest({ vitest }) {
-      rerunOnReads(vitest)
+      rerunOnReads(vitest, sibling('setup'))
     },
   }
 }

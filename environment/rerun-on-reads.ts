@@ -17,8 +17,8 @@ type Reads = Record<string, string[]>
 // A config Vitest resolved (anew when it restarts): one set of hooks for all the projects that use pi().
 const hooked = new WeakSet<object>()
 
-/** Called from pi()'s configureVitest. */
-export function rerunOnReads(vitest: Vitest): void {
+/** Called from pi()'s configureVitest; `setupFile` is the harness's, which imports the extensions. */
+export function rerunOnReads(vitest: Vitest, setupFile: string): void {
   if (hooked.has(vitest.config)) return
   hooked.add(vitest.config)
   // Vitest sets Vite's cacheDir to its own (node_modules/.vite/vitest/<hash>).
@@ -34,7 +34,7 @@ export function rerunOnReads(vitest: Vitest): void {
       const files = readsOf(module.meta())
       const key = `${module.project.name}\0${module.moduleId}`
       const before = linked.get(key) ?? []
-      linkImporters(module.project, module.moduleId, files, before.filter((file) => !files.includes(file)))
+      linkImporters(module.project, module.moduleId, files, before.filter((file) => !files.includes(file)), setupFile)
       linked.set(key, files)
       if (files.length > 0) reads[module.moduleId] = files
       else delete reads[module.moduleId]

@@ -118,12 +118,11 @@ export function widenRelatedFiles(vitest: Vitest, widen: (files: string[]) => st
 /**
  * Makes each module graph of `project` that holds `testFile` list it as an importer of `files` (a file no
  * graph holds, such as a JSON spec, gets a file-only entry), and no longer of `dropped`: Vitest's watcher
- * then reruns the test file when one of them changes, as for a file it imports. The setup file, which
- * Vitest 5 records as the importer of what it imports at run time, is no importer of theirs: a change to a
- * setup file's import reruns every test file.
+ * then reruns the test file when one of them changes, as for a file it imports. `loader`, the setup file
+ * that imports them at run time (which Vitest 5 records as their importer), is no importer of theirs: a
+ * change to a setup file's import reruns every test file.
  */
-export function linkImporters(project: TestProject, testFile: string, files: readonly string[], dropped: readonly string[]): void {
-  const setupFiles = new Set(project.config.setupFiles)
+export function linkImporters(project: TestProject, testFile: string, files: readonly string[], dropped: readonly string[], loader: string): void {
   for (const { moduleGraph } of Object.values(project.vite.environments)) {
     const tests = moduleGraph.getModulesByFile(testFile)
     if (!tests?.size) continue
@@ -131,7 +130,7 @@ export function linkImporters(project: TestProject, testFile: string, files: rea
     for (const file of files) {
       const nodes = moduleGraph.getModulesByFile(file) ?? new Set([moduleGraph.createFileOnlyEntry(file)])
       for (const node of nodes) {
-        for (const importer of node.importers) if (importer.file && setupFiles.has(importer.file)) node.importers.delete(importer)
+        for (const importer of node.importers) if (importer.file === loader) node.importers.delete(importer)
         for (const test of tests) node.importers.add(test)
       }
     }
