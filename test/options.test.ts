@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { setFileDefaults } from '../environment/defaults.js'
 import { pi } from '../environment/plugin.js'
 import { createTestSession as createFileSession } from '../environment/sessions.js'
-import { createTestSession, TIMEOUT, type MockUIOptions } from '../src/index.js'
+import { createTestSession, settleTempDirs, TIMEOUT, type MockUIOptions } from '../src/index.js'
 
 // Written in two parts: Vitest would read the whole phrase in this file as a docblock of its own.
 const DOCBLOCK = '@vitest-environment-' + 'options'
@@ -72,11 +72,12 @@ describe('createTestSession checks its options', () => {
       expect({ factoryRuns, created: readdirSync(dir) }).toEqual({ factoryRuns: 0, created: [] })
       // The same session without the typo creates both, so the check above could have seen them.
       const t = await createTestSession({ extensions })
-      // (and more of each kind, made ahead for the next sessions)
       const created = new Set(readdirSync(dir).map((name) => name.replace(/-[^-]+$/, '')))
       expect({ factoryRuns, created: [...created].sort() }).toEqual({ factoryRuns: 1, created: ['pi-home', 'pi-session'] })
       await t.dispose()
     } finally {
+      // The session's dirs are removed in the background, in this dir: wait for that before removing it.
+      await settleTempDirs()
       if (saved === undefined) delete process.env.TMPDIR
       else process.env.TMPDIR = saved
       rmSync(dir, { recursive: true, force: true })
