@@ -3,7 +3,7 @@
 // the current one is in use, and a finished dir is removed in the background. `settleTempDirs()` waits for
 // all of it and removes the dirs made ahead (the environment awaits it when a test file ends); an exit
 // hook removes, synchronously, whatever a process still holds when it exits.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { mkdir, rm, rmdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -48,10 +48,23 @@ const AHEAD = 3
 const state = processSlot<TempDirState>('temp-dirs', () => {
   const created: TempDirState = { ahead: new Map(), pending: new Set(), held: new Set(), failures: [], takes: new Map() }
   process.once('exit', () => {
-    for (const root of created.held) rmSync(root, { recursive: true, force: true })
+    for (const root of created.held) removeAtExit(root)
   })
   return created
 })
+
+// A removal still running on libuv's threads when the process exits can take an entry from under rmSync,
+// which then may throw or (Node 24) return with the dir still there: try again while it is there, and never
+// let one dir keep the others from being removed.
+function removeAtExit(root: string): void {
+  for (let attempt = 1; attempt <= 3 && existsSync(root); attempt++) {
+    try {
+      rmSync(root, { recursive: true, force: true })
+    } catch {
+      // Tried again while the dir is there.
+    }
+  }
+}
 
 /**
  * A new dir of `kind`, with its subdirs, under the OS temp dir as it is now: the oldest made ahead,
