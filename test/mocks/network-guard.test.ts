@@ -159,14 +159,7 @@ describe('guardNetwork judges a connection with a lookup of its own by the addre
     const blocked: string[] = []
     guard((target) => blocked.push(target))
     await withLocalServer(async (port) => {
-      const body = await new Promise<string>((resolve, reject) => {
-        http.get({ host: 'api.test', port, lookup: resolvingTo('127.0.0.1') }, (response) => {
-          let text = ''
-          response.on('data', (chunk: Buffer) => (text += chunk.toString()))
-          response.on('end', () => resolve(text))
-        }).on('error', reject)
-      })
-      expect(body).toBe('local ok')
+      expect(await getText({ host: 'api.test', port, lookup: resolvingTo('127.0.0.1') })).toBe('local ok')
     })
     expect(blocked).toEqual([])
   })
@@ -178,14 +171,7 @@ describe('guardNetwork lets through', () => {
     guard((target) => blocked.push(target))
     await withLocalServer(async (port) => {
       expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('local ok')
-      const body = await new Promise<string>((resolve, reject) => {
-        http.get(`http://127.0.0.1:${port}/`, (response) => {
-          let text = ''
-          response.on('data', (chunk: Buffer) => (text += chunk.toString()))
-          response.on('end', () => resolve(text))
-        }).on('error', reject)
-      })
-      expect(body).toBe('local ok')
+      expect(await getText(`http://127.0.0.1:${port}/`)).toBe('local ok')
     })
     expect(blocked).toEqual([])
     expect(realConnects.length).toBeGreaterThanOrEqual(2)
@@ -271,3 +257,14 @@ describe('guardNetwork nesting', () => {
     await expect(socketError(net.connect(5, '192.0.2.1'))).resolves.toMatchObject({ message: 'Network access is disabled in tests: 192.0.2.1:5' })
   })
 })
+
+/** The body of a GET through node:http. */
+function getText(target: string | http.RequestOptions): Promise<string> {
+  return new Promise((resolve, reject) => {
+    http.get(target, (response) => {
+      let text = ''
+      response.on('data', (chunk: Buffer) => (text += chunk.toString()))
+      response.on('end', () => resolve(text))
+    }).on('error', reject)
+  })
+}
