@@ -152,13 +152,7 @@ export function parallel(...toolCalls: ToolCallAction[]): ParallelAction {
 
 /** Several blocks in ONE model message, in order: text, thinking and tool calls together, e.g. a text before a call. */
 export function responds(...actions: RespondAction['actions']): RespondAction {
-  if (actions.length === 0) throw new TypeError('responds(...actions) needs at least one action, e.g. responds(says("Let me look."), calls("read", { path: "a" }))')
-  actions.forEach((action, index) => {
-    if (!isAction(action)) throw new TypeError(`responds(...actions): actions[${index}] is ${notAnAction(action)}`)
-    if (!BLOCK_KINDS.includes((action as Action).kind)) {
-      throw new TypeError(`responds(...actions): actions[${index}] is ${describeAction(action)}, not a block of a message (calls, says, thinks, parallel, fails)`)
-    }
-  })
+  checkActions('responds', actions, BLOCK_KINDS, 'a block of a message (calls, says, thinks, parallel, fails)', 'responds(says("Let me look."), calls("read", { path: "a" }))')
   return { kind: 'respond', actions }
 }
 
@@ -177,14 +171,17 @@ export function aborts(): AbortAction {
  * in the order they ask; the agent's steps are not used for them, nor these for the agent.
  */
 export function forExtension(...actions: ResponseAction[]): ExtensionAnswersAction {
-  if (actions.length === 0) throw new TypeError('forExtension(...actions) needs at least one action, e.g. forExtension(says("feat: add login"))')
-  actions.forEach((action, index) => {
-    if (!isAction(action)) throw new TypeError(`forExtension(...actions): actions[${index}] is ${notAnAction(action)}`)
-    if (!RESPONSE_KINDS.includes(action.kind)) {
-      throw new TypeError(`forExtension(...actions): actions[${index}] is ${describeAction(action)}, not a model response (calls, says, thinks, parallel, responds, fails)`)
-    }
-  })
+  checkActions('forExtension', actions, RESPONSE_KINDS, 'a model response (calls, says, thinks, parallel, responds, fails)', 'forExtension(says("feat: add login"))')
   return { kind: 'extension', actions }
+}
+
+/** That `name(...actions)` got at least one action, each of `kinds` (described as `expected`). */
+function checkActions(name: string, actions: readonly unknown[], kinds: readonly unknown[], expected: string, example: string): void {
+  if (actions.length === 0) throw new TypeError(`${name}(...actions) needs at least one action, e.g. ${example}`)
+  actions.forEach((action, index) => {
+    if (!isAction(action)) throw new TypeError(`${name}(...actions): actions[${index}] is ${notAnAction(action)}`)
+    if (!kinds.includes(action.kind)) throw new TypeError(`${name}(...actions): actions[${index}] is ${describeAction(action)}, not ${expected}`)
+  })
 }
 
 export function describeAction(action: Action): string {
