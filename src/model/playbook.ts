@@ -51,7 +51,8 @@ export class Playbook {
   private turn: ActiveTurn | undefined
   private served = 0
   private total = 0
-  private lastServed: { step: number; text: string } | undefined
+  // Described only when a diagnostic needs it: most runs never print it.
+  private lastServed: { number: number; step: Step } | undefined
   private turnCount = 0
   /** The step whose model request waits for `.then` callbacks of earlier calls. */
   private answering: number | undefined
@@ -145,7 +146,7 @@ export class Playbook {
   }
 
   private lastConsumedLine(): string {
-    return this.lastServed ? `step ${this.lastServed.step}, ${this.lastServed.text}` : 'none'
+    return this.lastServed ? `step ${this.lastServed.number}, ${describeStep(this.lastServed.step)}` : 'none'
   }
 
   /** The model: answers Pi's request with the next step. */
@@ -175,7 +176,7 @@ export class Playbook {
     if (!turn || turn.next >= turn.steps.length) throw this.exhausted(turn, stepNumber)
     const step = turn.steps[turn.next++]!
     this.served++
-    this.lastServed = { step: stepNumber, text: describeStep(step) }
+    this.lastServed = { number: stepNumber, step }
     // Esc while the model answers: Pi aborts the run's signal, and the provider reports `aborted`.
     if (abortsAt(step)) this.hooks.abort()
     return responseFor(step, {
