@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import type { ExtensionAPI, ExtensionContext } from '@mariozechner/pi-coding-agent'
+import { Theme, type ExtensionAPI, type ExtensionContext } from '@mariozechner/pi-coding-agent'
 import { createTestSession, TIMEOUT, type MockUIOptions, type TestSession } from '../src/index.js'
+import { adapter } from '../src/pi/running-line.js'
 
 /** Registers `/ask`, which runs `dialog` and notifies what it answered. */
 function asker(dialog: (ctx: ExtensionContext, args: string) => Promise<unknown>) {
@@ -112,6 +113,22 @@ describe('mockUI', () => {
     ])
     expect(t!.events.uiCallsFor('setStatus')[0]!.args[1]).toContain('on')
     expect(t!.events.uiCallsFor('setWidget')[0]!.args).toEqual(['todos', ['a', 'b'], { placement: 'belowEditor' }])
+  })
+
+  it("ctx.ui.theme is Pi's own theme, built only when an extension first reads from it", async () => {
+    // As a fresh process starts: no theme yet (Pi builds it on initTheme()).
+    const themes = globalThis as Record<symbol, unknown>
+    delete themes[adapter.themeKey]
+    await session(async () => 'no drawing')
+    await t!.command('ask')
+    expect(themes[adapter.themeKey]).toBeUndefined()
+    await t!.dispose()
+
+    await session(async (ctx) => [ctx.ui.theme.fg('accent', 'on'), ctx.ui.theme instanceof Theme, 'fg' in ctx.ui.theme])
+    await t!.command('ask')
+    const real = themes[adapter.themeKey] as InstanceType<typeof Theme>
+    expect(real).toBeInstanceOf(Theme)
+    expect(answers()).toEqual([`answer: ${JSON.stringify([real.fg('accent', 'on'), true, true])}`])
   })
 
   it('headless: ctx.hasUI is false, dialogs answer as without a UI, and calls are still recorded', async () => {

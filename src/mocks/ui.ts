@@ -1,5 +1,5 @@
 // A recording ExtensionUIContext: dialogs answer from the test's script, every other call is recorded.
-import { currentTheme } from '../pi/index.js'
+import { lazyTheme } from '../pi/index.js'
 import type { ExtensionUIContext, ExtensionUIDialogOptions } from '../pi/types.js'
 import type { UICallRecord, WidgetRecord } from '../records/records.js'
 import type { UiMock } from './spec/types.js'
@@ -176,9 +176,7 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks,
       editorComponent = factory
     },
     getEditorComponent: () => editorComponent,
-    get theme() {
-      return currentTheme()
-    },
+    theme: lazyTheme,
     getAllThemes: () => [],
     getTheme: () => undefined,
     setTheme: (theme) => {

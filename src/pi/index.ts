@@ -18,7 +18,7 @@ export {
   BUILTIN_TOOL_NAMES,
   builtinToolDefinition,
   execResult,
-  currentTheme,
+  lazyTheme,
   resetPiGlobals,
 } from './running-line.js'
 export { SCRIPTED_MODEL, createPiSession, type PiSessionOptions, type PiSessionResult } from './session.js'

@@ -43,6 +43,25 @@ export function currentTheme(): Theme {
 }
 
 /**
+ * Pi's theme for `ctx.ui.theme`, built when an extension first reads from it. A getter would not do: 1.x
+ * copies the UI context (a spread) when it binds the extensions, and building the theme costs about 10 ms
+ * a process on 1.x, which most tests never draw with. Every access goes to the theme of the moment, which
+ * a shared worker resets between files.
+ */
+export const lazyTheme: Theme = new Proxy({} as Theme, {
+  get: (_, key) => Reflect.get(currentTheme(), key),
+  set: (_, key, value) => Reflect.set(currentTheme(), key, value),
+  has: (_, key) => Reflect.has(currentTheme(), key),
+  ownKeys: () => Reflect.ownKeys(currentTheme()),
+  // Reported configurable: a proxy may not claim a fixed property its (empty) target lacks.
+  getOwnPropertyDescriptor: (_, key) => {
+    const descriptor = Reflect.getOwnPropertyDescriptor(currentTheme(), key)
+    return descriptor && { ...descriptor, configurable: true }
+  },
+  getPrototypeOf: () => Reflect.getPrototypeOf(currentTheme()),
+})
+
+/**
  * Puts Pi's process-wide state back to what a fresh import of Pi starts with: its registries (extensions
  * register providers there, and Pi never removes them on dispose) and the theme, initialised on first use.
  */
