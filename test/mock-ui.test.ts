@@ -1,3 +1,4 @@
+import { inspect } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Theme, type ExtensionAPI, type ExtensionContext } from '@mariozechner/pi-coding-agent'
 import { createTestSession, TIMEOUT, type MockUIOptions, type TestSession } from '../src/index.js'
@@ -129,6 +130,12 @@ describe('mockUI', () => {
     const real = themes[adapter.themeKey] as InstanceType<typeof Theme>
     expect(real).toBeInstanceOf(Theme)
     expect(answers()).toEqual([`answer: ${JSON.stringify([real.fg('accent', 'on'), true, true])}`])
+    await t!.dispose()
+
+    // Printed as the theme it stands for, as console.log(ctx.ui.theme) would show it.
+    await session(async (ctx) => inspect(ctx.ui.theme, { depth: 0 }))
+    await t!.command('ask')
+    expect(answers()).toEqual([`answer: ${JSON.stringify(inspect(real, { depth: 0 }))}`])
   })
 
   it('headless: ctx.hasUI is false, dialogs answer as without a UI, and calls are still recorded', async () => {

@@ -1,6 +1,7 @@
 // The Pi line the sessions run on, its adapter loaded once, and what Pi keeps per process rather than
 // per session: the resource loader and settings classes, the built-in tools, `pi.exec`'s result shape,
 // the theme and the global registries.
+import { inspect, type InspectOptions } from 'node:util'
 import type { Theme, ToolDefinition } from '@mariozechner/pi-coding-agent'
 import type { PiAdapter } from './adapter.js'
 import { findPiLine } from './line.js'
@@ -48,18 +49,22 @@ export function currentTheme(): Theme {
  * a process on 1.x, which most tests never draw with. Every access goes to the theme of the moment, which
  * a shared worker resets between files.
  */
-export const lazyTheme: Theme = new Proxy({} as Theme, {
-  get: (_, key) => Reflect.get(currentTheme(), key),
-  set: (_, key, value) => Reflect.set(currentTheme(), key, value),
-  has: (_, key) => Reflect.has(currentTheme(), key),
-  ownKeys: () => Reflect.ownKeys(currentTheme()),
-  // Reported configurable: a proxy may not claim a fixed property its (empty) target lacks.
-  getOwnPropertyDescriptor: (_, key) => {
-    const descriptor = Reflect.getOwnPropertyDescriptor(currentTheme(), key)
-    return descriptor && { ...descriptor, configurable: true }
+export const lazyTheme: Theme = new Proxy(
+  // Node's inspect shows a proxy's target, not what its traps give: the target shows the theme instead.
+  { [inspect.custom]: (_depth: number, options: InspectOptions) => inspect(currentTheme(), options) } as unknown as Theme,
+  {
+    get: (_, key) => Reflect.get(currentTheme(), key),
+    set: (_, key, value) => Reflect.set(currentTheme(), key, value),
+    has: (_, key) => Reflect.has(currentTheme(), key),
+    ownKeys: () => Reflect.ownKeys(currentTheme()),
+    // Reported configurable: a proxy may not claim a fixed property its target lacks.
+    getOwnPropertyDescriptor: (_, key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(currentTheme(), key)
+      return descriptor && { ...descriptor, configurable: true }
+    },
+    getPrototypeOf: () => Reflect.getPrototypeOf(currentTheme()),
   },
-  getPrototypeOf: () => Reflect.getPrototypeOf(currentTheme()),
-})
+)
 
 /**
  * Puts Pi's process-wide state back to what a fresh import of Pi starts with: its registries (extensions
