@@ -81,3 +81,23 @@ it('validates without_credentials: provider names, each once', () => {
   expect(() => validateMockSpec(spec(['']))).toThrow('mock spec: /model/without_credentials/0: must NOT have fewer than 1 characters')
   expect(() => validateMockSpec(spec('openai'))).toThrow('mock spec: /model/without_credentials: must be array')
 })
+
+it("an extension's own provider is listed and keyed as Pi lists it, beside the scripted one", async () => {
+  const seen: Record<string, unknown> = {}
+  const ownProvider = (pi: ExtensionAPI) => {
+    pi.registerProvider('own', {
+      baseUrl: 'http://127.0.0.1:9',
+      apiKey: 'OWN_KEY_VALUE',
+      api: 'own-api',
+      models: [{ id: 'own-1', name: 'Own', reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 }],
+    })
+    credentialsReport(seen)(pi)
+  }
+  const t = await createTestSession({ extensions: [ownProvider] })
+  await t.command('keys')
+  expect(seen).toMatchObject({ 'own/own-1': { configured: true, key: 'OWN_KEY_VALUE' } })
+  expect(seen.available).toContain('own-1')
+  // 1.x: the harness registered its scripted provider without Pi's refresh; Pi's own refresh is back in place.
+  const runtime = (t.session as unknown as { modelRuntime?: object }).modelRuntime
+  if (runtime) expect(Object.hasOwn(runtime, 'refresh')).toBe(false)
+})

@@ -69,13 +69,15 @@ function withholdCredentials(runtime: Pi.ModelRuntime, withheld: ReadonlySet<str
  * `registerProvider`).
  */
 function registerWithoutRefresh(runtime: Pi.ModelRuntime, provider: string, config: Parameters<Pi.ModelRuntime['registerProvider']>[1]): void {
+  const own = Object.getOwnPropertyDescriptor(runtime, 'refresh')
   const skipped: Pick<Pi.ModelRuntime, 'refresh'> = { refresh: async () => ({ aborted: false, errors: new Map() }) }
   Object.assign(runtime, skipped)
   try {
     runtime.registerProvider(provider, config)
   } finally {
-    // Back to the prototype's.
-    delete (runtime as Partial<Pick<Pi.ModelRuntime, 'refresh'>>).refresh
+    // Back to what it was: the prototype's method, or an own one where a release defines it so.
+    if (own) Object.defineProperty(runtime, 'refresh', own)
+    else delete (runtime as Partial<Pick<Pi.ModelRuntime, 'refresh'>>).refresh
   }
 }
 
