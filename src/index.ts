@@ -21,19 +21,10 @@ export type {
   WidgetRecord,
 } from './records/records.js'
 export { createMockPi, type MockPi, type MockPiCall, type MockPiResponder, type MockPiResponse } from './project/mock-pi.js'
-export {
-  verifySandboxInstall,
-  SandboxError,
-  SANDBOX_STEPS,
-  type SandboxOptions,
-  type SandboxResult,
-  type SandboxExpect,
-  type SandboxSmoke,
-  type SandboxLoaded,
-  type SandboxStep,
-  type SandboxStepEvent,
-} from './project/sandbox.js'
-export { runProjectScript, type ProjectScript, type ProjectScriptResult, type ProjectScriptOptions } from './project/runner.js'
+export { verifySandboxInstall, runProjectScript } from './project/on-demand.js'
+export { SandboxError, SANDBOX_STEPS, type SandboxStep } from './project/sandbox-steps.js'
+export type { SandboxOptions, SandboxResult, SandboxExpect, SandboxSmoke, SandboxLoaded, SandboxStepEvent } from './project/sandbox.js'
+export type { ProjectScript, ProjectScriptResult, ProjectScriptOptions } from './project/runner.js'
 export type { PendingRule } from './mocks/rules.js'
 export type { MockBlocks } from './mocks/spec/resolve.js'
 export type { FiredEvent } from './mocks/events.js'

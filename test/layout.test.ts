@@ -57,3 +57,25 @@ it("outside src/pi/, no module imports Pi: Pi's types come from src/pi/types.ts,
     .filter((file) => importsOf(file).some((s) => /^@(mariozechner|earendil-works)\//.test(s)))
   expect(naming).toEqual([])
 })
+
+// What importing `file` loads: its imports that are not type-only, followed through the project's own files.
+function loadedBy(file: string, loaded = new Set<string>()): Set<string> {
+  const text = readFileSync(join(ROOT, file), 'utf8')
+  for (const [, specifier] of text.matchAll(/^(?:import|export)(?!\s+type\b)\b[^'"]*?\bfrom\s+'([^']+)'|^import\s+'([^']+)'/gm)) {
+    const target = specifier!.startsWith('.') ? relative(ROOT, resolve(ROOT, dirname(file), specifier!.replace(/\.js$/, '.ts'))) : specifier!
+    if (loaded.has(target)) continue
+    loaded.add(target)
+    if (target.endsWith('.ts')) loadedBy(target, loaded)
+  }
+  return loaded
+}
+
+it('importing the harness loads what a test session needs: the sandbox, the runner and node:http load on first use', () => {
+  // node:http's ESM exports load Node's own fetch on Node 22 and later: it comes with the HTTP interception.
+  const onFirstUse = /^src\/project\/(sandbox|runner|install-problems|sandbox-checks)\.ts$|^tinyexec$|^node:http$/
+  for (const entry of ['src/index.ts', 'environment/index.ts']) {
+    const loaded = loadedBy(entry)
+    expect(loaded.has('src/session/create.ts'), entry).toBe(true)
+    expect([...loaded].filter((file) => onFirstUse.test(file)), entry).toEqual([])
+  }
+})

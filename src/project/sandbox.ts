@@ -9,11 +9,11 @@ import { messageOf } from '../shared/errors.js'
 import { installProblems, readPackageJson } from './install-problems.js'
 import { resolveNpmCommand, runBounded, validateTimeoutMs, type BoundedRunResult } from './runner.js'
 import { expectationProblems, runSmoke, type SandboxExpect, type SandboxSmoke } from './sandbox-checks.js'
+import { SandboxError, type SandboxStep } from './sandbox-steps.js'
 
 export type { SandboxExpect, SandboxSmoke } from './sandbox-checks.js'
+export { SandboxError, SANDBOX_STEPS, type SandboxStep } from './sandbox-steps.js'
 
-export const SANDBOX_STEPS = ['npm pack', 'npm install', 'load', 'expect', 'smoke'] as const
-export type SandboxStep = (typeof SANDBOX_STEPS)[number]
 type StepStatus = 'passed' | 'failed' | 'skipped'
 
 export interface SandboxStepEvent {
@@ -63,19 +63,6 @@ export interface SandboxResult {
   /** Present when a smoke playbook was given and ran: the session's records. */
   smoke?: { events: SessionRecords }
   durationMs: number
-}
-
-/** A step that could not run to its end: npm failed or timed out, or Pi's loader threw. */
-export class SandboxError extends Error {
-  constructor(
-    readonly step: SandboxStep,
-    message: string,
-    readonly outputTail?: string,
-    options?: ErrorOptions,
-  ) {
-    super(`sandbox ${step}: ${message}`, options)
-    this.name = 'SandboxError'
-  }
 }
 
 /**
