@@ -242,6 +242,8 @@ export class Playbook {
   }
 
   private async runResultCallbacks(context: Context): Promise<void> {
+    // Most scripts wait on no result: the whole transcript is not scanned for none on every request.
+    if (this.pendingCallbacks.size === 0) return
     for (const message of context.messages) {
       if (message.role !== 'toolResult') continue
       const action = this.pendingCallbacks.get(message.toolCallId)
