@@ -4,6 +4,7 @@ import v8 from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { OUTPUT_TAIL_BYTES } from '../../src/project/output-tail.js'
+import { runProjectScript as runFromEntry } from '../../src/index.js'
 import { PROJECT_SCRIPTS, runBounded, runProjectScript, validateTimeoutMs } from '../../src/project/runner.js'
 import {
   createFixtureProject,
@@ -326,7 +327,7 @@ describe('cancellation and concurrency', () => {
     expect(readInvocations(cwd)).toHaveLength(1)
   })
 
-  it('rejects a second call while one runs, without spawning it', async () => {
+  it('rejects a second call while one runs, without spawning it, whichever entry it comes through', async () => {
     const runningCwd = await createFixtureProject({}, { 'wait.js': WAIT_FOR_KILL_JS })
     const otherCwd = await createFixtureProject({}, { 'fake-npm.js': RECORD_INVOCATION_JS })
     const controller = new AbortController()
@@ -337,7 +338,8 @@ describe('cancellation and concurrency', () => {
       signal: controller.signal,
       timeoutMs: 60_000,
     })
-    const second = runProjectScript({ script: 'lint', cwd: otherCwd, npmCommand: [process.execPath, 'fake-npm.js'] })
+    // The package entry loads the runner on its first call: the same runner, which knows one is running.
+    const second = runFromEntry({ script: 'lint', cwd: otherCwd, npmCommand: [process.execPath, 'fake-npm.js'] })
 
     await expect(second).rejects.toThrow(`a project script is already running: test in ${runningCwd}`)
     controller.abort()

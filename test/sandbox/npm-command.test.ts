@@ -2,6 +2,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import * as core from '../../src/index.js'
 import { SandboxError, verifySandboxInstall } from '../../src/project/sandbox.js'
 import { FAST_INSTALL, leftovers, PACKAGES, removeTempParents, tempParent } from './support.js'
 
@@ -70,5 +71,17 @@ describe('timeoutMs', () => {
     expect(error.message).toMatch(/^sandbox npm pack: `slow-npm pack --pack-destination .*` timed out after \d+ ms in .*:\nresolving\.\.\.$/)
     expect(performance.now() - started).toBeLessThan(5_000)
     expect(leftovers(dir)).toEqual(['bin'])
+  })
+})
+
+describe('from the package entry, which loads the sandbox on its first call', () => {
+  it('verifies as the sandbox does, and what it throws is the SandboxError the entry exports', async () => {
+    const dir = tempParent()
+    const error = await catchError(core.verifySandboxInstall({ packageDir: join(PACKAGES, 'good'), ...FAST_INSTALL, npmCommand: ['false'], tempDir: dir }))
+    expect(error).toBeInstanceOf(core.SandboxError)
+    expect(core.SandboxError).toBe(SandboxError)
+    expect(error.step).toBe(core.SANDBOX_STEPS[0])
+    expect(error.message).toMatch(/^sandbox npm pack: `false pack --pack-destination .*` failed with exit code 1/)
+    expect(leftovers(dir)).toEqual([])
   })
 })
