@@ -14,10 +14,16 @@ function sources(dir: string): string[] {
     .map((file) => join(dir, file))
 }
 
-function importsOf(file: string): string[] {
+// Each import and re-export of `file`: its specifier, and whether it is type-only (gone from the build).
+function importsWithKind(file: string): { specifier: string; typeOnly: boolean }[] {
   const text = readFileSync(join(ROOT, file), 'utf8')
-  return [...text.matchAll(/^(?:import|export)\b[^'"]*?\bfrom\s+'([^']+)'|^import\s+'([^']+)'/gm)].map((m) => (m[1] ?? m[2])!)
+  return [...text.matchAll(/^(?:import|export)(\s+type\b)?[^'"]*?\bfrom\s+'([^']+)'|^import\s+'([^']+)'/gm)].map((m) => ({
+    specifier: (m[2] ?? m[3])!,
+    typeOnly: m[1] !== undefined,
+  }))
 }
+
+const importsOf = (file: string): string[] => importsWithKind(file).map((entry) => entry.specifier)
 
 const stageOf = (file: string) => relative(join(ROOT, 'src'), resolve(ROOT, file)).split('/')[0]!
 
@@ -60,9 +66,8 @@ it("outside src/pi/, no module imports Pi: Pi's types come from src/pi/types.ts,
 
 // What importing `file` loads: its imports that are not type-only, followed through the project's own files.
 function loadedBy(file: string, loaded = new Set<string>()): Set<string> {
-  const text = readFileSync(join(ROOT, file), 'utf8')
-  for (const [, specifier] of text.matchAll(/^(?:import|export)(?!\s+type\b)\b[^'"]*?\bfrom\s+'([^']+)'|^import\s+'([^']+)'/gm)) {
-    const target = specifier!.startsWith('.') ? relative(ROOT, resolve(ROOT, dirname(file), specifier!.replace(/\.js$/, '.ts'))) : specifier!
+  for (const { specifier } of importsWithKind(file).filter((entry) => !entry.typeOnly)) {
+    const target = specifier.startsWith('.') ? relative(ROOT, resolve(ROOT, dirname(file), specifier.replace(/\.js$/, '.ts'))) : specifier
     if (loaded.has(target)) continue
     loaded.add(target)
     if (target.endsWith('.ts')) loadedBy(target, loaded)
