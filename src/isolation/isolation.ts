@@ -3,7 +3,7 @@
 import { syncBuiltinESMExports } from 'node:module'
 import os from 'node:os'
 import { join } from 'node:path'
-import { loadHttpInterception } from '../mocks/http-interceptor.js'
+import { loadHttpInterception, loadsOnFirstConnection } from '../mocks/http-interceptor.js'
 import { interceptAllHttp } from '../mocks/http-routing.js'
 import { globalSlot } from '../shared/global-slot.js'
 import { aliveSessions, currentSession, markAlive, type SessionScope } from '../shared/session-context.js'
@@ -38,10 +38,10 @@ export function setEnv(values: Record<string, string>): () => void {
 /**
  * Enters the isolated home, creating it for the first user; nested users (a test file and its
  * sessions) share it. The returned function leaves it; the last user restores the environment.
- * Asynchronous only the first time in a process, to load the HTTP interception.
+ * Waits only where Node cannot load the HTTP interception at the first connection: it loads here, once.
  */
 export async function enterIsolation(): Promise<{ isolation: Isolation; leave: () => void }> {
-  await loadHttpInterception()
+  if (!loadsOnFirstConnection) await loadHttpInterception()
   const entry = active.get() ?? openIsolation()
   entry.users++
   let left = false

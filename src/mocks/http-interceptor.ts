@@ -1,12 +1,16 @@
 // Catches every HTTP request of this process at its socket — fetch, the undici package (7 or 8), node:http and
 // node:https, and every client built on them (axios, got, most SDKs) — with msw's HttpRequestInterceptor, and
-// answers it from a handler instead of the network. Loaded on first use: it costs more than the rest of the harness.
+// answers it from a handler instead of the network. Loaded and applied at the first connection: it costs more
+// than the rest of the harness, and most tests never make a request.
+import { createRequire } from 'node:module'
+import net from 'node:net'
 import { asError } from '../shared/errors.js'
 import { globalSlot } from '../shared/global-slot.js'
 
 // node:http is loaded with it: on Node 22 and later its ESM exports load Node's own fetch (undici), 15-25 ms.
 type Msw = typeof import('@mswjs/interceptors/http') & Pick<typeof import('@mswjs/interceptors'), 'FetchResponse'> & Pick<typeof import('node:http'), 'STATUS_CODES'>
 type Interceptor = InstanceType<Msw['HttpRequestInterceptor']>
+type Connect = net.Socket['connect']
 
 /** A caught request, as the handler sees it. */
 export interface InterceptedRequest {
@@ -36,16 +40,24 @@ export type InterceptHandler = (request: InterceptedRequest) => InterceptedAnswe
 
 interface InterceptionState {
   msw: Msw | undefined
-  /** Applied while `handlers` is not empty. */
+  /** Applied from the first connection made while `handlers` is not empty, until it is empty again. */
   interceptor: Interceptor | undefined
+  /** Ours on `net.Socket.prototype.connect` while handlers wait for a first connection, and what it went over. */
+  trap: { connect: Connect; below: Connect } | undefined
   /** Installed handlers, oldest first: the newest answers. */
   handlers: { handle: InterceptHandler }[]
 }
 
 // One per process: msw keeps one applied interceptor per process (a second apply joins the first).
-const state = globalSlot<InterceptionState>('http-interception', () => ({ msw: undefined, interceptor: undefined, handlers: [] }))
+const state = globalSlot<InterceptionState>('http-interception', () => ({ msw: undefined, interceptor: undefined, trap: undefined, handlers: [] }))
 
-/** Loads the interception library, once per process; interceptHttp needs it loaded. */
+/**
+ * Whether the interception library can load at a first connection, which is synchronous: Node loads ES
+ * modules with require() since 20.19 and 22.12. Where it cannot, loadHttpInterception() must come first.
+ */
+export const loadsOnFirstConnection = (process.features as { require_module?: boolean }).require_module === true
+
+/** Loads the interception library ahead of the first connection, once per process. */
 export async function loadHttpInterception(): Promise<void> {
   if (state.get().msw !== undefined) return
   // One after the other: the two entries share modules, and a VM pool's linker fails two imports of one module at once.
@@ -56,41 +68,86 @@ export async function loadHttpInterception(): Promise<void> {
   state.get().msw ??= { HttpRequestInterceptor, FetchResponse, STATUS_CODES }
 }
 
+/** The library, loaded now if it is not (interceptHttp has made sure this Node can). */
+function loadNow(): Msw {
+  const current = state.get()
+  if (current.msw !== undefined) return current.msw
+  const require = createRequire(import.meta.url)
+  const { HttpRequestInterceptor } = require('@mswjs/interceptors/http') as typeof import('@mswjs/interceptors/http')
+  const { FetchResponse } = require('@mswjs/interceptors') as typeof import('@mswjs/interceptors')
+  const { STATUS_CODES } = require('node:http') as typeof import('node:http')
+  supplyWithResolvers()
+  return (current.msw = { HttpRequestInterceptor, FetchResponse, STATUS_CODES })
+}
+
 /**
  * Answers every HTTP request from `handle` until the returned function is called: a response as the
  * server's answer, an Error as a failed connection. Installs nest; the newest installed handler answers.
  * A caught request never reaches a real socket, so the network guard beneath sees no connection; other
- * TCP traffic (not HTTP) passes on to it. Throws unless loadHttpInterception() has finished.
+ * TCP traffic (not HTTP) passes on to it. The library loads (where it has not) and applies at the first
+ * connection any code makes while a handler is installed; a process that makes none never loads it.
  */
 export function interceptHttp(handle: InterceptHandler): () => void {
   const current = state.get()
-  const msw = current.msw
-  if (msw === undefined) throw new Error('interceptHttp: the interception library is not loaded; await loadHttpInterception() first')
+  if (current.msw === undefined && !loadsOnFirstConnection) {
+    throw new Error('interceptHttp: the interception library is not loaded; await loadHttpInterception() first')
+  }
   const entry = { handle }
   current.handlers.push(entry)
-  if (current.interceptor === undefined) {
-    const interceptor = new msw.HttpRequestInterceptor()
-    interceptor.apply()
-    interceptor.on('request', async ({ request, controller }) => {
-      const newest = current.handlers.at(-1)
-      // Released meanwhile: left to the real connection, which the network guard refuses beyond loopback.
-      if (newest === undefined) return
-      const answer = await answerOf(request, newest.handle)
-      if (answer instanceof Error) controller.errorWith(answer)
-      else controller.respondWith(responseOf(msw, answer))
-    })
-    current.interceptor = interceptor
-  }
+  if (current.interceptor === undefined) setTrap(current)
   let released = false
   return () => {
     if (released) return
     released = true
     const at = current.handlers.indexOf(entry)
     if (at >= 0) current.handlers.splice(at, 1)
-    if (current.handlers.length > 0 || current.interceptor === undefined) return
-    current.interceptor.dispose()
+    if (current.handlers.length > 0) return
+    current.interceptor?.dispose()
     current.interceptor = undefined
+    liftTrap(current)
   }
+}
+
+/**
+ * Puts the trap on top of `connect`, unless it is there: the first connection applies the interceptor and
+ * goes on through it, as if it had been applied all along. A trap something else has since patched over
+ * stays where it is, passing every call on, and a new one goes on top.
+ */
+function setTrap(current: InterceptionState): void {
+  const { prototype } = net.Socket
+  if (current.trap !== undefined && prototype.connect === current.trap.connect) return
+  const below = prototype.connect
+  const trap = function connect(this: net.Socket, ...args: unknown[]) {
+    if (current.interceptor === undefined && current.handlers.length > 0) {
+      current.interceptor = applyInterceptor(current, loadNow())
+      // The interceptor patched connect over the trap: this call goes through it too (and back here, on to below).
+      if (prototype.connect !== trap) return Reflect.apply(prototype.connect, this, args) as net.Socket
+    }
+    return Reflect.apply(below, this, args) as net.Socket
+  } as Connect
+  prototype.connect = trap
+  current.trap = { connect: trap, below }
+}
+
+/** Takes the trap off `connect` where it is on top; one buried under another patch stays, inert. */
+function liftTrap(current: InterceptionState): void {
+  const trap = current.trap
+  current.trap = undefined
+  if (trap !== undefined && net.Socket.prototype.connect === trap.connect) net.Socket.prototype.connect = trap.below
+}
+
+function applyInterceptor(current: InterceptionState, msw: Msw): Interceptor {
+  const interceptor = new msw.HttpRequestInterceptor()
+  interceptor.apply()
+  interceptor.on('request', async ({ request, controller }) => {
+    const newest = current.handlers.at(-1)
+    // Released meanwhile: left to the real connection, which the network guard refuses beyond loopback.
+    if (newest === undefined) return
+    const answer = await answerOf(request, newest.handle)
+    if (answer instanceof Error) controller.errorWith(answer)
+    else controller.respondWith(responseOf(msw, answer))
+  })
+  return interceptor
 }
 
 async function answerOf(request: Request, handle: InterceptHandler): Promise<InterceptedAnswer> {

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process'
 import http from 'node:http'
 import { get as httpsGet, request as httpsRequest } from 'node:https'
 import net, { type AddressInfo } from 'node:net'
@@ -322,5 +323,50 @@ describe('interceptHttp restore', () => {
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))
     }
+  })
+})
+
+describe('interceptHttp waits for the first connection', () => {
+  it('changes nothing until a connection is made, and leaves nothing behind after one', async () => {
+    const before = { connect: net.Socket.prototype.connect, Headers: globalThis.Headers }
+    const release = interceptHttp(() => ({ status: 200, headers: {}, body: 'answered' }))
+    try {
+      expect(globalThis.Headers).toBe(before.Headers)
+      expect(await (await fetch('http://127.0.0.1:2/first')).text()).toBe('answered')
+    } finally {
+      release()
+    }
+    expect({ connect: net.Socket.prototype.connect, Headers: globalThis.Headers }).toEqual(before)
+  })
+
+  it('answers a first connection made through a patch laid over it, and leaves that patch working', async () => {
+    const release = interceptHttp(() => ({ status: 200, headers: {}, body: 'answered' }))
+    const below = net.Socket.prototype.connect
+    const seen: string[] = []
+    net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
+      seen.push('connect')
+      return Reflect.apply(below, this, args) as net.Socket
+    } as typeof below
+    const theirs = net.Socket.prototype.connect
+    try {
+      expect(await (await fetch('http://127.0.0.1:2/through')).text()).toBe('answered')
+      release()
+      expect(net.Socket.prototype.connect).toBe(theirs)
+      await expect(fetch('http://127.0.0.1:2/after')).rejects.toMatchObject({ cause: { code: 'ECONNREFUSED' } })
+      expect(seen.length).toBeGreaterThanOrEqual(2)
+    } finally {
+      release()
+      net.Socket.prototype.connect = below
+    }
+  })
+
+  // A fresh process, so that nothing has loaded the library before; with and without require() of ES
+  // modules (where Node lacks it, the library loads as the isolation is entered).
+  it.each([[[]], [['--no-experimental-require-module']]])('in a fresh process (node %j): a session without requests leaves fetch alone; the next one is answered', async (flags) => {
+    const script = new URL('../fixtures/processes/first-connection.mjs', import.meta.url).pathname
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [...flags, script], { timeout: 60_000, killSignal: 'SIGKILL' }, (error, out, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(out))),
+    )
+    expect(JSON.parse(stdout)).toEqual({ quietHeaders: true, answer: 'all good', recorded: ['GET http://127.0.0.1:2/status http.rules[0]'] })
   })
 })
