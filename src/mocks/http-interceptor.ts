@@ -86,6 +86,7 @@ function loadNow(): Msw {
  * A caught request never reaches a real socket, so the network guard beneath sees no connection; other
  * TCP traffic (not HTTP) passes on to it. The library loads (where it has not) and applies at the first
  * connection any code makes while a handler is installed; a process that makes none never loads it.
+ * Where Node cannot require() an ES module, throws unless loadHttpInterception() has finished.
  */
 export function interceptHttp(handle: InterceptHandler): () => void {
   const current = state.get()

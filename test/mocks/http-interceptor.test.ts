@@ -340,6 +340,7 @@ describe('interceptHttp waits for the first connection', () => {
   })
 
   it('answers a first connection made through a patch laid over it, and leaves that patch working', async () => {
+    const original = net.Socket.prototype.connect
     const release = interceptHttp(() => ({ status: 200, headers: {}, body: 'answered' }))
     const below = net.Socket.prototype.connect
     const seen: string[] = []
@@ -356,7 +357,8 @@ describe('interceptHttp waits for the first connection', () => {
       expect(seen.length).toBeGreaterThanOrEqual(2)
     } finally {
       release()
-      net.Socket.prototype.connect = below
+      // Theirs came off, and with it the trap it buried.
+      net.Socket.prototype.connect = original
     }
   })
 
