@@ -2,6 +2,7 @@
 // as a pipeline of named steps over one disposer stack.
 import { enterIsolation, enterSessionHome } from '../isolation/isolation.js'
 import { makeSessionDirs, removeSessionDirs, type SessionDirs } from '../isolation/session-dirs.js'
+import { loadHttpInterception } from '../mocks/http-interceptor.js'
 import { fireSequence } from '../mocks/events.js'
 import { openMocks, type SessionMocks } from '../mocks/open.js'
 import { seedSession } from '../mocks/session-state.js'
@@ -49,7 +50,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       const recorder = new Recorder(new SessionRecords(), (error) => plan.propagateErrors && problems.report(handlerThrew(error)))
       const activity = new SessionActivity(recorder.records)
       let pi: AgentSession | undefined
-      await enterIsolated(scope, dirs, stack)
+      await enterIsolated(scope, dirs, stack, plan.blocks.http !== undefined)
       const mocks = openMocks(
         { ...plan, mockTools: options.mockTools, mockUI: options.mockUI },
         { scope, recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer) },
@@ -72,9 +73,12 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
 
 /**
  * The file's isolation (network guard, HTTP interception, a home for code outside sessions), entered for
- * the session's life, and the session's own home over it; both left when the session ends.
+ * the session's life, and the session's own home over it; both left when the session ends. A session whose
+ * mocks answer HTTP loads the interception now, so that its first request does not wait for the loading
+ * (otherwise it loads at the first connection, which for such a session is a failure anyway).
  */
-async function enterIsolated(scope: SessionScope, dirs: SessionDirs, stack: DisposerStack): Promise<void> {
+async function enterIsolated(scope: SessionScope, dirs: SessionDirs, stack: DisposerStack, answersHttp: boolean): Promise<void> {
+  if (answersHttp) await loadHttpInterception()
   stack.defer((await enterIsolation()).leave)
   stack.defer(enterSessionHome(scope, dirs.agentDir))
 }
