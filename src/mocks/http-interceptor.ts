@@ -2,13 +2,15 @@
 // node:https, and every client built on them (axios, got, most SDKs) — with msw's HttpRequestInterceptor, and
 // answers it from a handler instead of the network. Loaded and applied at the first connection: it costs more
 // than the rest of the harness, and most tests never make a request.
-import { createRequire } from 'node:module'
 import net from 'node:net'
 import { asError } from '../shared/errors.js'
-import { globalSlot } from '../shared/global-slot.js'
+import { processSlot } from '../shared/global-slot.js'
 
 // node:http is loaded with it: on Node 22 and later its ESM exports load Node's own fetch (undici), 15-25 ms.
-type Msw = typeof import('@mswjs/interceptors/http') & Pick<typeof import('@mswjs/interceptors'), 'FetchResponse'> & Pick<typeof import('node:http'), 'STATUS_CODES'>
+// And the realm it runs in: a VM pool's test file has realms of its own, and the library tells an Error by its realm's class.
+type Msw = typeof import('@mswjs/interceptors/http') &
+  Pick<typeof import('@mswjs/interceptors'), 'FetchResponse'> &
+  Pick<typeof import('node:http'), 'STATUS_CODES'> & { realm: Pick<typeof globalThis, 'Error' | 'Promise'> }
 type Interceptor = InstanceType<Msw['HttpRequestInterceptor']>
 type Connect = net.Socket['connect']
 
@@ -48,8 +50,10 @@ interface InterceptionState {
   handlers: { handle: InterceptHandler }[]
 }
 
-// One per process: msw keeps one applied interceptor per process (a second apply joins the first).
-const state = globalSlot<InterceptionState>('http-interception', () => ({ msw: undefined, interceptor: undefined, trap: undefined, handlers: [] }))
+// One per process, on `process`: msw keeps one applied interceptor per process (a second apply joins the
+// first), and every realm's copy of this module must see the same one (a VM pool's test file runs its own
+// copy, while the environment that isolates the file runs outside it).
+const state = processSlot<InterceptionState>('http-interception', () => ({ msw: undefined, interceptor: undefined, trap: undefined, handlers: [] }))
 
 /**
  * Whether the interception library can load at a first connection, which is synchronous: Node loads ES
@@ -60,24 +64,30 @@ export const loadsOnFirstConnection = (process.features as { require_module?: bo
 /** Loads the interception library ahead of the first connection, once per process. */
 export async function loadHttpInterception(): Promise<void> {
   if (state.get().msw !== undefined) return
+  // The same copy as a first connection loads, outside any VM pool's context.
+  if (loadsOnFirstConnection) return void loadNow()
   // One after the other: the two entries share modules, and a VM pool's linker fails two imports of one module at once.
   const { HttpRequestInterceptor } = await import('@mswjs/interceptors/http')
   const { FetchResponse } = await import('@mswjs/interceptors')
   const { STATUS_CODES } = await import('node:http')
-  supplyWithResolvers()
-  state.get().msw ??= { HttpRequestInterceptor, FetchResponse, STATUS_CODES }
+  supplyWithResolvers(Promise)
+  state.get().msw ??= { HttpRequestInterceptor, FetchResponse, STATUS_CODES, realm: globalThis }
 }
 
 /** The library, loaded now if it is not (interceptHttp has made sure this Node can). */
 function loadNow(): Msw {
   const current = state.get()
   if (current.msw !== undefined) return current.msw
-  const require = createRequire(import.meta.url)
+  // Node's own loader, also from a VM pool's context, whose `node:module` is the pool's (CommonJS only).
+  // Every Node that can require() an ES module has getBuiltinModule (20.16, 22.3).
+  const require = process.getBuiltinModule('node:module').createRequire(import.meta.url)
   const { HttpRequestInterceptor } = require('@mswjs/interceptors/http') as typeof import('@mswjs/interceptors/http')
   const { FetchResponse } = require('@mswjs/interceptors') as typeof import('@mswjs/interceptors')
   const { STATUS_CODES } = require('node:http') as typeof import('node:http')
-  supplyWithResolvers()
-  return (current.msw = { HttpRequestInterceptor, FetchResponse, STATUS_CODES })
+  // The library runs in that loader's realm (the process's own), not necessarily this module's.
+  const realm = process.getBuiltinModule('node:vm').runInThisContext('globalThis') as typeof globalThis
+  supplyWithResolvers(realm.Promise)
+  return (current.msw = { HttpRequestInterceptor, FetchResponse, STATUS_CODES, realm })
 }
 
 /**
@@ -112,7 +122,8 @@ export function interceptHttp(handle: InterceptHandler): () => void {
 /**
  * Puts the trap on top of `connect`, unless it is there: the first connection applies the interceptor and
  * goes on through it, as if it had been applied all along. A trap something else has since patched over
- * stays where it is, passing every call on, and a new one goes on top.
+ * stays where it is (any trap that sees a connection first applies the interceptor; the others pass it
+ * on), and a new one goes on top: the buried one may have been taken off with the patch over it.
  */
 function setTrap(current: InterceptionState): void {
   const { prototype } = net.Socket
@@ -130,7 +141,7 @@ function setTrap(current: InterceptionState): void {
   current.trap = { connect: trap, below }
 }
 
-/** Takes the trap off `connect` where it is on top; one buried under another patch stays, inert. */
+/** Takes the trap off `connect` where it is on top; one buried under another patch stays, inert while no handler is installed. */
 function liftTrap(current: InterceptionState): void {
   const trap = current.trap
   current.trap = undefined
@@ -145,7 +156,7 @@ function applyInterceptor(current: InterceptionState, msw: Msw): Interceptor {
     // Released meanwhile: left to the real connection, which the network guard refuses beyond loopback.
     if (newest === undefined) return
     const answer = await answerOf(request, newest.handle)
-    if (answer instanceof Error) controller.errorWith(answer)
+    if (answer instanceof Error) controller.errorWith(inRealm(answer, msw.realm.Error))
     else controller.respondWith(responseOf(msw, answer))
   })
   return interceptor
@@ -164,16 +175,24 @@ async function answerOf(request: Request, handle: InterceptHandler): Promise<Int
   }
 }
 
+/** `error` as an instance of `RealmError`: msw drops, and so leaves hanging, an Error of another realm's class. */
+function inRealm(error: Error, RealmError: ErrorConstructor): Error {
+  if ((error as unknown) instanceof RealmError) return error
+  const copy = new RealmError(error.message, error.cause === undefined ? undefined : { cause: error.cause })
+  // Its own properties (code, errno, syscall, address, port), name and stack: the caller sees the error that was made.
+  return Object.assign(copy, error, { name: error.name, stack: error.stack })
+}
+
 // FetchResponse, unlike Response, takes any status (1xx, 6xx) and drops the body of a 204 or 304.
 function responseOf({ FetchResponse, STATUS_CODES }: Msw, answer: InterceptedResponse): Response {
   return new FetchResponse(answer.body, { status: answer.status, statusText: STATUS_CODES[answer.status] ?? '', headers: answer.headers })
 }
 
 // The library calls Promise.withResolvers (ES2024), which Node 20 lacks; everything else it uses Node 20 has.
-// Supplied to the process as the standard defines it, only where missing.
-function supplyWithResolvers(): void {
-  if (typeof (Promise as { withResolvers?: unknown }).withResolvers === 'function') return
-  Object.defineProperty(Promise, 'withResolvers', {
+// Supplied to the realm the library runs in, as the standard defines it, only where missing.
+function supplyWithResolvers(PromiseClass: PromiseConstructor): void {
+  if (typeof (PromiseClass as { withResolvers?: unknown }).withResolvers === 'function') return
+  Object.defineProperty(PromiseClass, 'withResolvers', {
     value: function withResolvers<T>(this: PromiseConstructor) {
       let resolve!: (value: T | PromiseLike<T>) => void
       let reject!: (reason?: unknown) => void

@@ -1,10 +1,11 @@
 // One HTTP interceptor per isolated process; each request is answered by the session whose code made it.
 import { currentSession, type SessionScope } from '../shared/session-context.js'
-import { globalSlot } from '../shared/global-slot.js'
+import { processSlot } from '../shared/global-slot.js'
 import { interceptHttp, type InterceptedAnswer, type InterceptedRequest, type InterceptHandler } from './http-interceptor.js'
 
-// The sessions answering HTTP, by the session context their requests carry.
-const handlers = globalSlot('http-handlers', () => new Map<SessionScope, InterceptHandler>())
+// The sessions answering HTTP, by the session context their requests carry: on `process`, as the interception
+// and the session contexts are, so that a VM pool's test file and the environment outside it route alike.
+const handlers = processSlot('http-handlers', () => new Map<SessionScope, InterceptHandler>())
 
 /** Makes `handler` answer the HTTP requests of `scope`'s session until the returned function is called. */
 export function answerHttp(scope: SessionScope, handler: InterceptHandler): () => void {
