@@ -363,12 +363,22 @@ describe('interceptHttp waits for the first connection', () => {
   })
 
   // A fresh process, so that nothing has loaded the library before; with and without require() of ES
-  // modules (where Node lacks it, the library loads as the isolation is entered).
-  it.each([[[]], [['--no-experimental-require-module']]])('in a fresh process (node %j): a session without requests leaves fetch alone; the next one is answered', async (flags) => {
+  // modules (where Node lacks it, the library loads as the isolation is entered). A session with HTTP rules
+  // loads it before it starts, so that its first request does not wait for it.
+  it.each([
+    [[], false],
+    [['--no-experimental-require-module'], true],
+  ])('in a fresh process (node %j): a session without requests leaves fetch alone; the next, with rules, is answered', async (flags, loadedAfterQuiet) => {
     const script = new URL('../fixtures/processes/first-connection.mjs', import.meta.url).pathname
     const stdout = await new Promise<string>((resolve, reject) =>
       execFile(process.execPath, [...flags, script], { timeout: 60_000, killSignal: 'SIGKILL' }, (error, out, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(out))),
     )
-    expect(JSON.parse(stdout)).toEqual({ quietHeaders: true, answer: 'all good', recorded: ['GET http://127.0.0.1:2/status http.rules[0]'] })
+    expect(JSON.parse(stdout)).toEqual({
+      quietHeaders: true,
+      loadedAfterQuiet,
+      loadedBeforeRequest: true,
+      answer: 'all good',
+      recorded: ['GET http://127.0.0.1:2/status http.rules[0]'],
+    })
   })
 })
