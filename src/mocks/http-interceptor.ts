@@ -2,11 +2,13 @@
 // node:https, and every client built on them (axios, got, most SDKs) — with msw's HttpRequestInterceptor, and
 // answers it from a handler instead of the network. Loaded and applied at the first connection: it costs more
 // than the rest of the harness, and most tests never make a request.
+import { createRequire } from 'node:module'
 import net from 'node:net'
-import { asError } from '../shared/errors.js'
+import { pathToFileURL } from 'node:url'
+import { types } from 'node:util'
+import { asError, messageOf } from '../shared/errors.js'
 import { processSlot } from '../shared/global-slot.js'
 
-// node:http is loaded with it: on Node 22 and later its ESM exports load Node's own fetch (undici), 15-25 ms.
 // And the realm it runs in: a VM pool's test file has realms of its own, and the library tells an Error by its realm's class.
 type Msw = typeof import('@mswjs/interceptors/http') &
   Pick<typeof import('@mswjs/interceptors'), 'FetchResponse'> &
@@ -61,33 +63,61 @@ const state = processSlot<InterceptionState>('http-interception', () => ({ msw: 
  */
 export const loadsOnFirstConnection = (process.features as { require_module?: boolean }).require_module === true
 
-/** Loads the interception library ahead of the first connection, once per process. */
+/**
+ * Loads the interception library ahead of the first connection, once per process. import() cannot race
+ * another import of a module the library shares (Node's require() of an ES module can: it throws).
+ */
 export async function loadHttpInterception(): Promise<void> {
   if (state.get().msw !== undefined) return
-  // The same copy as a first connection loads, outside any VM pool's context.
-  if (loadsOnFirstConnection) return void loadNow()
+  const { realm, require, importFrom } = processLoaders()
   // One after the other: the two entries share modules, and a VM pool's linker fails two imports of one module at once.
-  const { HttpRequestInterceptor } = await import('@mswjs/interceptors/http')
-  const { FetchResponse } = await import('@mswjs/interceptors')
-  const { STATUS_CODES } = await import('node:http')
-  supplyWithResolvers(Promise)
-  state.get().msw ??= { HttpRequestInterceptor, FetchResponse, STATUS_CODES, realm: globalThis }
+  const { HttpRequestInterceptor } = (await importFrom('@mswjs/interceptors/http')) as typeof import('@mswjs/interceptors/http')
+  const { FetchResponse } = (await importFrom('@mswjs/interceptors')) as typeof import('@mswjs/interceptors')
+  state.get().msw ??= withRealm({ HttpRequestInterceptor, FetchResponse }, realm, require)
 }
 
 /** The library, loaded now if it is not (interceptHttp has made sure this Node can). */
 function loadNow(): Msw {
   const current = state.get()
   if (current.msw !== undefined) return current.msw
-  // Node's own loader, also from a VM pool's context, whose `node:module` is the pool's (CommonJS only).
-  // Every Node that can require() an ES module has getBuiltinModule (20.16, 22.3).
-  const require = process.getBuiltinModule('node:module').createRequire(import.meta.url)
-  const { HttpRequestInterceptor } = require('@mswjs/interceptors/http') as typeof import('@mswjs/interceptors/http')
-  const { FetchResponse } = require('@mswjs/interceptors') as typeof import('@mswjs/interceptors')
+  const { realm, require } = processLoaders()
+  try {
+    const { HttpRequestInterceptor } = require('@mswjs/interceptors/http') as typeof import('@mswjs/interceptors/http')
+    const { FetchResponse } = require('@mswjs/interceptors') as typeof import('@mswjs/interceptors')
+    return (current.msw = withRealm({ HttpRequestInterceptor, FetchResponse }, realm, require))
+  } catch (error) {
+    // Node refuses it while another import of a module it shares is under way.
+    throw new Error(
+      `The HTTP interception could not load at this connection, so the request was not made: ${messageOf(error)}. ` +
+        'A session whose mocks have an http block loads it before the session starts.',
+      { cause: error },
+    )
+  }
+}
+
+function withRealm(msw: Pick<Msw, 'HttpRequestInterceptor' | 'FetchResponse'>, realm: typeof globalThis, require: NodeJS.Require): Msw {
+  // node:http as CommonJS: its ES module view loads Node's own fetch (undici), 15-25 ms on Node 22 and later.
   const { STATUS_CODES } = require('node:http') as typeof import('node:http')
-  // The library runs in that loader's realm (the process's own), not necessarily this module's.
-  const realm = process.getBuiltinModule('node:vm').runInThisContext('globalThis') as typeof globalThis
   supplyWithResolvers(realm.Promise)
-  return (current.msw = { HttpRequestInterceptor, FetchResponse, STATUS_CODES, realm })
+  return { ...msw, STATUS_CODES, realm }
+}
+
+/**
+ * Node's own loaders and the realm they load into, also from a VM pool's test file, whose `node:module` and
+ * import() are the pool's. Before 20.16 (no getBuiltinModule), this module's own, and its realm.
+ */
+function processLoaders(): { realm: typeof globalThis; require: NodeJS.Require; importFrom: (specifier: string) => Promise<unknown> } {
+  const builtin = (process as Partial<Pick<NodeJS.Process, 'getBuiltinModule'>>).getBuiltinModule
+  const vm = builtin?.('node:vm')
+  const require = (builtin?.('node:module') ?? { createRequire }).createRequire(import.meta.url)
+  const mainLoader = vm?.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
+  if (vm === undefined || mainLoader === undefined) return { realm: globalThis, require, importFrom: (specifier) => import(specifier) }
+  const importInProcess = vm.runInThisContext('(url) => import(url)', { importModuleDynamically: mainLoader }) as (url: string) => Promise<unknown>
+  return {
+    realm: vm.runInThisContext('globalThis') as typeof globalThis,
+    require,
+    importFrom: (specifier) => importInProcess(pathToFileURL(require.resolve(specifier)).href),
+  }
 }
 
 /**
@@ -156,7 +186,8 @@ function applyInterceptor(current: InterceptionState, msw: Msw): Interceptor {
     // Released meanwhile: left to the real connection, which the network guard refuses beyond loopback.
     if (newest === undefined) return
     const answer = await answerOf(request, newest.handle)
-    if (answer instanceof Error) controller.errorWith(inRealm(answer, msw.realm.Error))
+    // Told apart in any realm: the handler may be another realm's copy of the harness (a VM pool's test file).
+    if (types.isNativeError(answer)) controller.errorWith(inRealm(answer, msw.realm.Error))
     else controller.respondWith(responseOf(msw, answer))
   })
   return interceptor

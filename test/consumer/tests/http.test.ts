@@ -1,6 +1,7 @@
-// An extension's HTTP, in whichever pool runs this file: a request no rule answers fails the test naming
-// it (in a fresh worker, the first request, so the interception loads at that connection), and the session's
-// rules answer the next. Every address is loopback.
+// HTTP in whichever pool runs this file. A request made outside every session fails as the network is off
+// (in a fresh worker it is the first, so the interception loads and applies at that connection, outside any
+// session); then, through that interception, an extension's request no rule answers fails the test naming
+// it, and the session's rules answer the next. Every address is loopback.
 import { Type } from 'typebox'
 import { expect, it } from 'vitest'
 import { calls, createTestSession, says, when, type MockBlocks } from 'vitest-environment-pi'
@@ -23,6 +24,12 @@ const statusSession = (mocks?: MockBlocks) =>
     ],
     ...(mocks ? { mocks } : {}),
   })
+
+it('fails a request made outside every session as the network is off', async () => {
+  await expect(fetch('http://127.0.0.1:2/none')).rejects.toMatchObject({
+    cause: { message: 'Network access is disabled in tests: GET http://127.0.0.1:2/none (no test session is answering HTTP)' },
+  })
+})
 
 it('fails a request no rule answers, naming it', async () => {
   const t = await statusSession()
