@@ -1,7 +1,8 @@
 // Catches every HTTP request of this process at its socket — fetch, the undici package (7 or 8), node:http and
 // node:https, and every client built on them (axios, got, most SDKs) — with msw's HttpRequestInterceptor, and
-// answers it from a handler instead of the network. Loaded and applied at the first connection: it costs more
-// than the rest of the harness, and most tests never make a request.
+// answers it from a handler instead of the network. Applied at the first connection, and loaded then unless a
+// session with HTTP rules loaded it ahead: it costs more than the rest of the harness, and most tests never make
+// a request.
 import { createRequire } from 'node:module'
 import net from 'node:net'
 import { pathToFileURL } from 'node:url'
