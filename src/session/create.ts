@@ -74,8 +74,8 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
 /**
  * The file's isolation (network guard, HTTP interception, a home for code outside sessions), entered for
  * the session's life, and the session's own home over it; both left when the session ends. A session whose
- * mocks answer HTTP loads the interception now, so that its first request does not wait for the loading
- * (otherwise it loads at the first connection, which for such a session is a failure anyway).
+ * mocks answer HTTP loads the interception now, so that its first request does not wait for the loading; one
+ * without HTTP rules leaves it to the first connection, whose request fails or is refused in any case.
  */
 async function enterIsolated(scope: SessionScope, dirs: SessionDirs, stack: DisposerStack, answersHttp: boolean): Promise<void> {
   if (answersHttp) await loadHttpInterception()
