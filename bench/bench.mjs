@@ -6,12 +6,14 @@
 //   --calls=100,1000   (b) call counts; --rounds=N rounds per count (default 5 for 100, 3 for 1000)
 //   --e-rounds=N       (e) runs of each configuration (default 3)
 //   --keep             keep the generated .cache/bench-* directory
+//   --help             print these options
 // Internal: --first=harness|bare (prints the first iteration of a fresh process as JSON).
 import { execFileSync, execFile } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os, { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
 import { bashAnswer, bashCallSteps, standardExtension, standardSteps, STANDARD_PROMPT } from './lib/standard.mjs'
 import { MB, median, quantile, round, summary } from './lib/stats.mjs'
 import { PI_LINE } from './lib/pi-line.mjs'
@@ -19,7 +21,21 @@ import { PI_LINE } from './lib/pi-line.mjs'
 // Pi's own backstops, as for any in-process Pi; the harness sets (and restores) its own over these.
 Object.assign(process.env, { PI_OFFLINE: '1', PI_TELEMETRY: '0', JITI_FS_CACHE: 'false' })
 
-const args = new Map(process.argv.slice(2).map((arg) => [arg.replace(/^--/, '').split('=')[0], arg.split('=')[1] ?? 'true']))
+// A mistyped option fails at once, naming it, instead of starting a run of several minutes without it.
+const OPTIONS = { only: 'string', side: 'string', iterations: 'string', calls: 'string', rounds: 'string', 'e-rounds': 'string', keep: 'boolean', first: 'string', help: 'boolean' }
+let parsed
+try {
+  parsed = parseArgs({ options: Object.fromEntries(Object.entries(OPTIONS).map(([name, type]) => [name, { type }])) }).values
+} catch (error) {
+  process.stderr.write(`bench: ${error.message}\n`)
+  process.exit(2)
+}
+if (parsed.help) {
+  const header = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').filter((line) => line.startsWith('//'))
+  process.stdout.write(`${header.slice(0, header.findIndex((line) => line.startsWith('// Internal'))).map((line) => line.slice(3)).join('\n')}\n`)
+  process.exit(0)
+}
+const args = new Map(Object.entries(parsed))
 const SCENARIOS = ['a', 'b', 'c', 'd', 'e']
 const only = new Set((args.get('only') ?? SCENARIOS.join(',')).split(','))
 const side = args.get('side') ?? 'both'
