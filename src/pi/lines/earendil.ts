@@ -135,14 +135,15 @@ function execConventions(line: PiLineInfo): { signalCode: boolean; truncated: bo
 
 // 0.86 changed what providers are handed: a transcript whose system messages carry the prompt and tools,
 // where 0.73's request (prompt, messages, tools) came before. The harness records the latter.
+// One pass splits the transcript: Pi's readers of the prompt and tools look at system messages alone, so
+// they replay the few system messages instead of walking the whole transcript twice more per request.
 function asRequest(context: unknown): Context {
   if (typeof PiAi.getCurrentSystemPrompt !== 'function') return context as Context
-  const { messages } = context as { messages: Parameters<typeof PiAi.getCurrentSystemPrompt>[0] }
-  return {
-    systemPrompt: PiAi.getCurrentSystemPrompt(messages),
-    messages: messages.filter((message) => message.role !== 'system'),
-    tools: PiAi.getCurrentTools(messages),
-  } as unknown as Context
+  type Transcript = Parameters<typeof PiAi.getCurrentSystemPrompt>[0]
+  const system: Transcript[number][] = []
+  const messages: Transcript[number][] = []
+  for (const message of (context as { messages: Transcript }).messages) (message.role === 'system' ? system : messages).push(message)
+  return { systemPrompt: PiAi.getCurrentSystemPrompt(system), messages, tools: PiAi.getCurrentTools(system) } as unknown as Context
 }
 
 export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
