@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -114,4 +114,30 @@ describe(`an extension that imports Pi by both names, on ${PI_LINE.packageName}@
       expect(t.events.toolResultsFor('pick').map((r) => r.text)).toEqual(['green'])
     })
   }
+})
+
+describe("Pi's own loader (jiti), as a sandbox's smoke imports the installed extensions", () => {
+  it('leaves no compiled copy behind: none in the OS temp dir, none beside Pi in node_modules', async () => {
+    // jiti caches under `<Pi's dir>/node_modules/.cache/jiti` when Pi has a node_modules of its own (1.x),
+    // else under `<tmp>/jiti`, named `<dir>-<file>.<hash>.mjs`: a file name of its own finds its copy.
+    const dir = mkdtempSync(join(tmpdir(), 'pi-jiti-probe-'))
+    const tmp = join(dir, 'tmp')
+    const name = `probe${process.pid}x${Date.now()}`
+    mkdirSync(tmp)
+    mkdirSync(join(dir, 'probe'))
+    writeFileSync(join(dir, 'probe', `${name}.ts`), 'export const answer: number = 42\n')
+    const saved = process.env.TMPDIR
+    try {
+      process.env.TMPDIR = tmp
+      const load = piModuleLoader()
+      expect(await load(join(dir, 'probe', `${name}.ts`))).toMatchObject({ answer: 42 })
+      expect(readdirSync(tmp)).toEqual([])
+      const besidePi = join(PI_LINE.packageDir, 'node_modules', '.cache', 'jiti')
+      expect(existsSync(besidePi) ? readdirSync(besidePi).filter((file) => file.startsWith(`probe-${name}.`)) : []).toEqual([])
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR
+      else process.env.TMPDIR = saved
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })

@@ -60,7 +60,7 @@ interface Jiti {
   import(id: string): Promise<unknown>
   esmResolve(id: string, options: { try: true }): string | undefined
 }
-type CreateJiti = (id: string, options?: { moduleCache?: boolean; alias?: Record<string, string> }) => Jiti
+type CreateJiti = (id: string, options: { fsCache: false; moduleCache?: boolean; alias?: Record<string, string> }) => Jiti
 
 /**
  * A module loader (createTestSession's `importModule`) that imports as Pi's extension loader does: through
@@ -70,7 +70,9 @@ type CreateJiti = (id: string, options?: { moduleCache?: boolean; alias?: Record
 export function piModuleLoader(): (absolutePath: string) => Promise<Record<string, unknown>> {
   const packageJson = join(PI_LINE.packageDir, 'package.json')
   const createJiti = createRequire(packageJson)('jiti') as CreateJiti
-  const resolver = createJiti(packageJson)
+  // No cache in the OS temp dir (jiti's default, `<tmp>/jiti`): a loader may be made outside a session's
+  // isolation, which turns that cache off for Pi's own jiti, and what it compiles would be left behind.
+  const resolver = createJiti(packageJson, { fsCache: false })
   const lineAliases = piLineAliases(PI_LINE)
   const alias: Record<string, string> = {}
   const targets = [...PI_SPECIFIERS.map((s): [string, string] => [s, lineAliases[s] ?? s]), ...TYPEBOX]
@@ -78,6 +80,6 @@ export function piModuleLoader(): (absolutePath: string) => Promise<Record<strin
     const resolved = isAbsolute(target) ? target : resolver.esmResolve(target, { try: true })
     if (resolved) alias[specifier] = resolved
   }
-  const jiti = createJiti(packageJson, { moduleCache: false, alias })
+  const jiti = createJiti(packageJson, { fsCache: false, moduleCache: false, alias })
   return async (absolutePath) => (await jiti.import(absolutePath)) as Record<string, unknown>
 }
