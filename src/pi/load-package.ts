@@ -70,8 +70,9 @@ type CreateJiti = (id: string, options: { fsCache: false; moduleCache?: boolean;
 export function piModuleLoader(): (absolutePath: string) => Promise<Record<string, unknown>> {
   const packageJson = join(PI_LINE.packageDir, 'package.json')
   const createJiti = createRequire(packageJson)('jiti') as CreateJiti
-  // No cache in the OS temp dir (jiti's default, `<tmp>/jiti`): a loader may be made outside a session's
-  // isolation, which turns that cache off for Pi's own jiti, and what it compiles would be left behind.
+  // No cache on disk: jiti's default is `<tmp>/jiti`, or Pi's own node_modules where Pi has one (1.x). A
+  // loader may be made outside a session's isolation (which turns Pi's own jiti cache off), and what it
+  // compiled would be left there.
   const resolver = createJiti(packageJson, { fsCache: false })
   const lineAliases = piLineAliases(PI_LINE)
   const alias: Record<string, string> = {}
