@@ -47,7 +47,7 @@ for (let i = 1; i <= ${tests}; i++) {
 const harnessConfig = `import { defineConfig } from 'vitest/config'
 import { pi } from 'vitest-environment-pi/plugin'
 
-// BENCH_VITEST_EXEC_ARGV: node flags for the test worker, e.g. '["--cpu-prof","--cpu-prof-dir=/abs/dir"]'.
+// BENCH_VITEST_EXEC_ARGV: node flags for the test worker (a CPU profile needs lib/exit-on-sigterm.cjs, bench/README.md).
 export default defineConfig({ plugins: [pi()], test: { include: ['harness.test.mjs'], execArgv: JSON.parse(process.env.BENCH_VITEST_EXEC_ARGV ?? '[]') } })
 `
 
