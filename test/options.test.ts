@@ -8,6 +8,7 @@ import { setFileDefaults } from '../environment/defaults.js'
 import { pi } from '../environment/plugin.js'
 import { createTestSession as createFileSession } from '../environment/sessions.js'
 import { createTestSession, settleTempDirs, TIMEOUT, type MockUIOptions } from '../src/index.js'
+import { setEnv } from '../src/isolation/isolation.js'
 
 // Written in two parts: Vitest would read the whole phrase in this file as a docblock of its own.
 const DOCBLOCK = '@vitest-environment-' + 'options'
@@ -62,9 +63,8 @@ describe('createTestSession checks its options', () => {
 
   it('checks before anything is created: no temp dir, no extension factory', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'options-check-'))
-    const saved = process.env.TMPDIR
     // The session's dir (its home and cwd) and the file's home go to the OS temp dir: here, a dir only this test uses.
-    process.env.TMPDIR = dir
+    const restoreEnv = setEnv({ TMPDIR: dir })
     let factoryRuns = 0
     const extensions = [() => void factoryRuns++]
     try {
@@ -78,8 +78,7 @@ describe('createTestSession checks its options', () => {
     } finally {
       // The session's dirs are removed in the background, in this dir: wait for that before removing it.
       await settleTempDirs()
-      if (saved === undefined) delete process.env.TMPDIR
-      else process.env.TMPDIR = saved
+      restoreEnv()
       rmSync(dir, { recursive: true, force: true })
     }
   })

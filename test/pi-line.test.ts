@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { calls, createTestSession, says, when, type TestSession } from '../src/index.js'
+import { setEnv } from '../src/isolation/isolation.js'
 import { PI_LINE } from '../src/pi/index.js'
 import { piModuleLoader } from '../src/pi/load-package.js'
 import { choosePiLine, piLineAliases, satisfiesNode, type PiLineInfo } from '../src/pi/line.js'
@@ -126,17 +127,15 @@ describe("Pi's own loader (jiti), as a sandbox's smoke imports the installed ext
     mkdirSync(tmp)
     mkdirSync(join(dir, 'probe'))
     writeFileSync(join(dir, 'probe', `${name}.ts`), 'export const answer: number = 42\n')
-    const saved = process.env.TMPDIR
+    const restoreEnv = setEnv({ TMPDIR: tmp })
     try {
-      process.env.TMPDIR = tmp
       const load = piModuleLoader()
       expect(await load(join(dir, 'probe', `${name}.ts`))).toMatchObject({ answer: 42 })
       expect(readdirSync(tmp)).toEqual([])
       const besidePi = join(PI_LINE.packageDir, 'node_modules', '.cache', 'jiti')
       expect(existsSync(besidePi) ? readdirSync(besidePi).filter((file) => file.startsWith(`probe-${name}.`)) : []).toEqual([])
     } finally {
-      if (saved === undefined) delete process.env.TMPDIR
-      else process.env.TMPDIR = saved
+      restoreEnv()
       rmSync(dir, { recursive: true, force: true })
     }
   })

@@ -5,22 +5,21 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { setEnv } from '../src/isolation/isolation.js'
 import { releaseTempDir, settleTempDirs, takeTempDir, takeTempDirSync } from '../src/isolation/temp-dirs.js'
 
 const KIND = { prefix: 'pi-probe-', subdirs: ['cwd', 'home'] }
 
 // Each test's dirs go to a TMPDIR only it uses, so that what is left there is what the module left.
 let base: string
-let savedTmpdir: string | undefined
+let restoreEnv: () => void
 beforeEach(() => {
   base = mkdtempSync(join(tmpdir(), 'temp-dirs-test-'))
-  savedTmpdir = process.env.TMPDIR
-  process.env.TMPDIR = base
+  restoreEnv = setEnv({ TMPDIR: base })
 })
 afterEach(async () => {
   await settleTempDirs()
-  if (savedTmpdir === undefined) delete process.env.TMPDIR
-  else process.env.TMPDIR = savedTmpdir
+  restoreEnv()
   rmSync(base, { recursive: true, force: true })
 })
 
