@@ -14,10 +14,10 @@ export default defineConfig({
     // Hang guards, not speed checks: several tests run a whole Vitest or npm install in a fixture
     // project, which can take minutes on a loaded 2-core machine.
     testTimeout: 180_000,
+    hookTimeout: 300_000,
     // Vitest's default leaves one core to its main process: one worker on a 2-core machine. The longest
     // files (watch, consumer, isolate) mostly wait on the Vitest and npm processes they start, so a
     // second worker runs other files meanwhile (on 2 cores: 7.7 → 6.2 minutes, measured on one machine).
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    hookTimeout: 300_000,
   },
 })
