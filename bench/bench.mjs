@@ -3,7 +3,7 @@
 //   --only=a,b,c,d,e   run some scenarios (the first-iteration figure is always taken)
 //   --side=harness|bare  run one side only in (a) and (b) (for CPU profiles)
 //   --iterations=N     (a) iterations per side (default 200)
-//   --calls=100,1000   (b) call counts; --rounds=N rounds per count (default 5 for 100, 3 for 1000)
+//   --calls=100,1000   (b) call counts; --rounds=N timed rounds per count (default 5), after one warm-up round
 //   --e-rounds=N       (e) runs of each configuration (default 3)
 //   --keep             keep the generated .cache/bench-* directory
 //   --help             print these options
@@ -47,7 +47,7 @@ const runs = (which) => side === 'both' || side === which
 const ITERATIONS = Number(args.get('iterations') ?? 200)
 const WARMUP = 30
 const CALL_COUNTS = (args.get('calls') ?? '100,1000').split(',').map(Number)
-const CALL_ROUNDS = (n) => Number(args.get('rounds') ?? (n <= 100 ? 5 : 3))
+const CALL_ROUNDS = () => Number(args.get('rounds') ?? 5)
 const VITEST_TESTS = 100
 const SUITE = { files: 20, sessions: 5, rounds: Number(args.get('e-rounds') ?? 3) }
 const FIRST_PROCESSES = 5
@@ -170,6 +170,17 @@ function outsideHarnessContext() {
   contexts.storage.disable()
 }
 
+/** Times `turn` after a full collection, and what it leaves retained once collected again. */
+async function measureTurn(turn) {
+  globalThis.gc()
+  const heapBefore = process.memoryUsage().heapUsed
+  const started = now()
+  await turn()
+  const ms = now() - started
+  globalThis.gc()
+  return { ms, retainedMB: (process.memoryUsage().heapUsed - heapBefore) / MB }
+}
+
 function firstInFreshProcess(which) {
   return new Promise((resolve) => {
     execFile(process.execPath, ['--expose-gc', SCRIPT, `--first=${which}`], { cwd: REPO }, (error, stdout) => {
@@ -289,45 +300,47 @@ try {
 
   // ---------- (b) N sequential calls in one turn ----------
   if (only.has('b')) {
+    // One turn of n calls on one side: its time, and the heap it leaves retained; both sides check the work.
+    const callTurn = {
+      async harness(n) {
+        const t = await createTestSession({ extensions: [standardExtension], mockTools: { bash: bashAnswer } })
+        const turn = when('run them', [...Array.from({ length: n }, (_, i) => calls('bash', { command: `echo ${i + 1}` })), says('done')])
+        const measured = await measureTurn(() => t.run(turn))
+        const results = t.events.toolResultsFor('bash')
+        if (results.length !== n || !results.every((r) => r.mocked && !r.isError)) throw new Error(`harness (b): ${results.length} results`)
+        await t.dispose()
+        return measured
+      },
+      async bare(n) {
+        outsideHarnessContext()
+        const { session, errors } = await bare.createBareSession({ ...bareDirs, extension: standardExtension, bashAnswer, steps: bashCallSteps(n) })
+        let end
+        const measured = await measureTurn(async () => (end = await bare.bareTurn(session, 'run them')))
+        const results = end.messages.filter((m) => m.role === 'toolResult' && !m.isError)
+        if (results.length !== n || errors.length > 0) throw new Error(`bare (b): ${results.length} results`)
+        await bare.disposeBare(session)
+        return measured
+      },
+    }
     const b = {}
     for (const n of CALL_COUNTS) {
       const entry = { harness: [], bare: [], harnessRetainedMB: [], bareRetainedMB: [] }
-      for (let round = 0; round < CALL_ROUNDS(n); round++) {
+      // Round 0 is a warm-up of both sides, untimed: the first long turn of a process (or the first after
+      // (a)) grows the heap and pays for it, and it would always be the harness's, which goes first.
+      for (let round = 0; round <= CALL_ROUNDS(n); round++) {
         const order = round % 2 === 0 ? ['harness', 'bare'] : ['bare', 'harness']
         for (const name of order) {
           if (!runs(name)) continue
-          if (name === 'harness') {
-            const t = await createTestSession({ extensions: [standardExtension], mockTools: { bash: bashAnswer } })
-            const turn = when('run them', [...Array.from({ length: n }, (_, i) => calls('bash', { command: `echo ${i + 1}` })), says('done')])
-            globalThis.gc?.()
-            const heapBefore = process.memoryUsage().heapUsed
-            const started = now()
-            await t.run(turn)
-            entry.harness.push(now() - started)
-            globalThis.gc?.()
-            entry.harnessRetainedMB.push((process.memoryUsage().heapUsed - heapBefore) / MB)
-            const results = t.events.toolResultsFor('bash')
-            if (results.length !== n || !results.every((r) => r.mocked && !r.isError)) throw new Error(`harness (b): ${results.length} results`)
-            await t.dispose()
-          } else {
-            outsideHarnessContext()
-            const { session, errors } = await bare.createBareSession({ ...bareDirs, extension: standardExtension, bashAnswer, steps: bashCallSteps(n) })
-            globalThis.gc?.()
-            const heapBefore = process.memoryUsage().heapUsed
-            const started = now()
-            const end = await bare.bareTurn(session, 'run them')
-            entry.bare.push(now() - started)
-            globalThis.gc?.()
-            entry.bareRetainedMB.push((process.memoryUsage().heapUsed - heapBefore) / MB)
-            const results = end.messages.filter((m) => m.role === 'toolResult' && !m.isError)
-            if (results.length !== n || errors.length > 0) throw new Error(`bare (b): ${results.length} results`)
-            await bare.disposeBare(session)
-          }
+          const { ms, retainedMB } = await callTurn[name](n)
+          if (round === 0) continue
+          entry[name].push(ms)
+          entry[`${name}RetainedMB`].push(retainedMB)
         }
-        log(`(b) ${n} calls, round ${round + 1}: harness ${entry.harness.at(-1)?.toFixed(0)} ms, bare ${entry.bare.at(-1)?.toFixed(0)} ms`)
+        if (round > 0) log(`(b) ${n} calls, round ${round}: harness ${entry.harness.at(-1)?.toFixed(0)} ms, bare ${entry.bare.at(-1)?.toFixed(0)} ms`)
       }
       b[n] = {
         rounds: CALL_ROUNDS(n),
+        warmup: 1,
         harnessMs: median(entry.harness),
         bareMs: median(entry.bare),
         harnessPerCallMs: median(entry.harness) / n,
