@@ -47,7 +47,7 @@ const runs = (which) => side === 'both' || side === which
 const ITERATIONS = Number(args.get('iterations') ?? 200)
 const WARMUP = 30
 const CALL_COUNTS = (args.get('calls') ?? '100,1000').split(',').map(Number)
-const CALL_ROUNDS = () => Number(args.get('rounds') ?? 5)
+const CALL_ROUNDS = Number(args.get('rounds') ?? 5)
 const VITEST_TESTS = 100
 const SUITE = { files: 20, sessions: 5, rounds: Number(args.get('e-rounds') ?? 3) }
 const FIRST_PROCESSES = 5
@@ -327,7 +327,7 @@ try {
       const entry = { harness: [], bare: [], harnessRetainedMB: [], bareRetainedMB: [] }
       // Round 0 is a warm-up of both sides, untimed: the first long turn of a process (or the first after
       // (a)) grows the heap and pays for it, and it would always be the harness's, which goes first.
-      for (let round = 0; round <= CALL_ROUNDS(n); round++) {
+      for (let round = 0; round <= CALL_ROUNDS; round++) {
         const order = round % 2 === 0 ? ['harness', 'bare'] : ['bare', 'harness']
         for (const name of order) {
           if (!runs(name)) continue
@@ -339,7 +339,7 @@ try {
         if (round > 0) log(`(b) ${n} calls, round ${round}: harness ${entry.harness.at(-1)?.toFixed(0)} ms, bare ${entry.bare.at(-1)?.toFixed(0)} ms`)
       }
       b[n] = {
-        rounds: CALL_ROUNDS(n),
+        rounds: CALL_ROUNDS,
         warmup: 1,
         harnessMs: median(entry.harness),
         bareMs: median(entry.bare),
