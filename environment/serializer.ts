@@ -5,11 +5,12 @@ import type { SnapshotSerializer } from 'vitest'
 import { escapeRegExp } from './escape-regexp.js'
 
 const TEMP = escapeRegExp(tmpdir())
-// A session's dirs (`pi-session-XXXXXX/cwd`, `…/home`), and the file's home that code outside sessions sees.
+// A session's dirs and the file's home that code outside sessions sees, all in the process's own temp dir.
+const OWN = `${TEMP}/pi-harness-[A-Za-z0-9]+`
 const PATHS: [RegExp, string][] = [
-  [new RegExp(`${TEMP}/pi-session-[A-Za-z0-9]+/cwd`, 'g'), '<CWD>'],
-  [new RegExp(`${TEMP}/pi-session-[A-Za-z0-9]+/home`, 'g'), '<HOME>'],
-  [new RegExp(`${TEMP}/pi-home-[A-Za-z0-9]+`, 'g'), '<HOME>'],
+  [new RegExp(`${OWN}/session-cwd-[A-Za-z0-9]+`, 'g'), '<CWD>'],
+  [new RegExp(`${OWN}/session-home-[A-Za-z0-9]+`, 'g'), '<HOME>'],
+  [new RegExp(`${OWN}/file-home-[A-Za-z0-9]+`, 'g'), '<HOME>'],
 ]
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi
 const ID_KEYS = new Set(['id', 'toolCallId', 'parentId', 'sessionId', 'responseId', 'entryId'])

@@ -63,7 +63,7 @@ describe('createTestSession checks its options', () => {
 
   it('checks before anything is created: no temp dir, no extension factory', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'options-check-'))
-    // The session's dir (its home and cwd) and the file's home go to the OS temp dir: here, a dir only this test uses.
+    // The session's dirs (its home and cwd) and the file's home go to the OS temp dir: here, a dir only this test uses.
     const restoreEnv = setEnv({ TMPDIR: dir })
     let factoryRuns = 0
     const extensions = [() => void factoryRuns++]
@@ -72,8 +72,13 @@ describe('createTestSession checks its options', () => {
       expect({ factoryRuns, created: readdirSync(dir) }).toEqual({ factoryRuns: 0, created: [] })
       // The same session without the typo creates both, so the check above could have seen them.
       const t = await createTestSession({ extensions })
-      const created = new Set(readdirSync(dir).map((name) => name.replace(/-[^-]+$/, '')))
-      expect({ factoryRuns, created: [...created].sort() }).toEqual({ factoryRuns: 1, created: ['pi-home', 'pi-session'] })
+      const kinds = (names: string[]) => [...new Set(names.map((name) => name.replace(/-[^-]+$/, '')))].sort()
+      const own = readdirSync(dir)
+      expect({ factoryRuns, own: kinds(own), created: kinds(readdirSync(join(dir, own[0]!))) }).toEqual({
+        factoryRuns: 1,
+        own: ['pi-harness'],
+        created: ['file-home', 'session-cwd', 'session-home'],
+      })
       await t.dispose()
     } finally {
       // The session's dirs are removed in the background, in this dir: wait for that before removing it.

@@ -11,9 +11,9 @@ describe('snapshot serializer', () => {
       toolCallId: '0b5f3c1e-2d4a-4f6b-8c7d-9e0f1a2b3c4d',
       timestamp: 1_767_225_600_000,
       durationMs: 12,
-      path: join(tmpdir(), 'pi-session-AbC123', 'cwd', 'notes.md'),
-      note: 'saved under ' + join(tmpdir(), 'pi-session-AbC123', 'home', '.pi'),
-      fileHome: join(tmpdir(), 'pi-home-xYz789'),
+      path: join(tmpdir(), 'pi-harness-Qw12er', 'session-cwd-AbC123', 'notes.md'),
+      note: 'saved under ' + join(tmpdir(), 'pi-harness-Qw12er', 'session-home-AbC123', '.pi'),
+      fileHome: join(tmpdir(), 'pi-harness-Qw12er', 'file-home-xYz789'),
     }
 
     expect(record).toMatchInlineSnapshot(`

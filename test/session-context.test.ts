@@ -144,7 +144,7 @@ describe('each session has its own HOME', () => {
     const a = await createTestSession()
     const b = await createTestSession()
     expect(a.home).not.toBe(b.home)
-    expect(a.home).toMatch(/\/pi-session-\w+\/home$/)
+    expect(a.home).toMatch(/\/pi-harness-\w+\/session-home-\w+$/)
     expect([existsSync(a.home), existsSync(b.home)]).toEqual([true, true])
     expect([process.env.HOME, process.env.PI_CODING_AGENT_DIR, os.homedir()]).toEqual([b.home, join(b.home, '.pi', 'agent'), b.home])
     await b.dispose()

@@ -37,7 +37,7 @@ describe('a session that fails to start unwinds everything it made', () => {
       }),
     ).rejects.toThrow('events.fire_sequence[0] (input): the handlers returned a different result than expected_response')
     expect(seen.shutdown).toBe('quit')
-    expect(seen.cwd).toMatch(/pi-session-\w+\/cwd$/)
+    expect(seen.cwd).toMatch(/\/pi-harness-\w+\/session-cwd-\w+$/)
     await settleTempDirs()
     expect(existsSync(seen.cwd!)).toBe(false)
     expect(await fetchFailedSessionUrl()).toBe('failed: Network access is disabled in tests: GET https://api.unwind.test/x (no test session is answering HTTP)')

@@ -1,14 +1,14 @@
 // The temp dirs sessions live in: made ahead and removed in the background, and all gone once settled.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { setEnv } from '../src/isolation/isolation.js'
 import { releaseTempDir, settleTempDirs, takeTempDir, takeTempDirSync } from '../src/isolation/temp-dirs.js'
 
-const KIND = { prefix: 'pi-probe-', subdirs: ['cwd', 'home'] }
+const PREFIX = 'pi-probe-'
 
 // Each test's dirs go to a TMPDIR only it uses, so that what is left there is what the module left.
 let base: string
@@ -23,69 +23,74 @@ afterEach(async () => {
   rmSync(base, { recursive: true, force: true })
 })
 
+// What is left in the OS temp dir, and the dirs in the process's own dir there (`pi-harness-XXXXXX/<name>`).
 const left = (dir = base) => readdirSync(dir).sort()
+const inOwn = () => left().flatMap((own) => readdirSync(join(base, own)).map((name) => join(own, name)))
+const owned = (root: string) => root.slice(base.length + 1)
 
 describe('temp dirs', () => {
-  it('hands out a new dir with its subdirs each time, and none is left once released and settled', async () => {
+  it('hands out a new empty dir each time, and none is left once released and settled', async () => {
     // Made here, made ahead and waited for, made ahead and known to exist: each a dir of its own.
-    const taken = [await takeTempDir(KIND), takeTempDirSync(KIND), await takeTempDir(KIND), await takeTempDir(KIND)]
+    const taken = [await takeTempDir(PREFIX), takeTempDirSync(PREFIX), await takeTempDir(PREFIX), await takeTempDir(PREFIX)]
     await new Promise((resolve) => setTimeout(resolve, 50))
-    taken.push(takeTempDirSync(KIND), await takeTempDir(KIND))
+    taken.push(takeTempDirSync(PREFIX), await takeTempDir(PREFIX))
     expect(new Set(taken).size).toBe(6)
     for (const root of taken) {
-      expect(dirname(root)).toBe(base)
-      expect(readdirSync(root).sort()).toEqual(['cwd', 'home'])
+      expect(dirname(dirname(root))).toBe(base)
+      expect(basename(dirname(root))).toMatch(/^pi-harness-\w+$/)
+      expect(readdirSync(root)).toEqual([])
     }
-    for (const root of taken) releaseTempDir(root, KIND)
+    expect(left()).toHaveLength(1)
+    for (const root of taken) releaseTempDir(root)
     await settleTempDirs()
     expect(left()).toEqual([])
   })
 
-  it('makes the next dirs ahead once a kind is taken again, and settling removes those not taken', async () => {
-    const name = (root: string) => root.slice(base.length + 1)
-    const first = await takeTempDir(KIND)
+  it('makes the next dirs ahead once a prefix is taken again, and settling removes those not taken', async () => {
+    const first = await takeTempDir(PREFIX)
     // Taken once since the last settle: nothing is made ahead (a file's home is taken once per file).
     await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(left()).toEqual([name(first)])
-    const second = await takeTempDir(KIND)
+    expect(inOwn()).toEqual([owned(first)])
+    const second = await takeTempDir(PREFIX)
     await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(left()).toHaveLength(3)
-    // Settling waits for the dirs being made ahead, then removes them; the taken ones stay until released.
+    expect(inOwn()).toHaveLength(3)
+    // Settling waits for the dirs being made ahead, then removes them; the taken ones (and the process's
+    // dir holding them) stay until released.
     await settleTempDirs()
-    expect(left()).toEqual([name(first), name(second)].sort())
+    expect(inOwn()).toEqual([owned(first), owned(second)].sort())
     // Settling starts the count again.
-    const third = takeTempDirSync(KIND)
+    const third = takeTempDirSync(PREFIX)
     await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(left()).toEqual([name(first), name(second), name(third)].sort())
-    for (const root of [first, second, third]) releaseTempDir(root, KIND)
+    expect(inOwn()).toEqual([owned(first), owned(second), owned(third)].sort())
+    for (const root of [first, second, third]) releaseTempDir(root)
     await settleTempDirs()
     expect(left()).toEqual([])
   })
 
   it('removes what was written inside a dir, however deep', async () => {
-    const root = await takeTempDir(KIND)
-    writeFileSync(join(root, 'home', 'settings.json'), '{}')
-    rmSync(join(root, 'cwd'), { recursive: true })
-    writeFileSync(join(root, 'cwd'), 'a file where a dir was')
-    releaseTempDir(root, KIND)
+    const root = await takeTempDir(PREFIX)
+    mkdirSync(join(root, '.pi', 'agent'), { recursive: true })
+    writeFileSync(join(root, '.pi', 'agent', 'settings.json'), '{}')
+    writeFileSync(join(root, 'notes.md'), 'a file beside the dir')
+    releaseTempDir(root)
     await settleTempDirs()
     expect(existsSync(root)).toBe(false)
     expect(left()).toEqual([])
   })
 
   it('never hands out a dir made ahead under a TMPDIR that has changed since', async () => {
-    releaseTempDir(await takeTempDir(KIND), KIND)
-    releaseTempDir(await takeTempDir(KIND), KIND)
+    releaseTempDir(await takeTempDir(PREFIX))
+    releaseTempDir(await takeTempDir(PREFIX))
     // Give the dirs made ahead time to be ready under the first TMPDIR.
     await new Promise((resolve) => setTimeout(resolve, 50))
     const other = mkdtempSync(join(tmpdir(), 'temp-dirs-other-'))
     process.env.TMPDIR = other
     try {
-      const root = await takeTempDir(KIND)
-      const rootSync = takeTempDirSync(KIND)
-      expect([dirname(root), dirname(rootSync)]).toEqual([other, other])
-      releaseTempDir(root, KIND)
-      releaseTempDir(rootSync, KIND)
+      const root = await takeTempDir(PREFIX)
+      const rootSync = takeTempDirSync(PREFIX)
+      expect([dirname(dirname(root)), dirname(dirname(rootSync))]).toEqual([other, other])
+      releaseTempDir(root)
+      releaseTempDir(rootSync)
       await settleTempDirs()
       expect(left(other)).toEqual([])
     } finally {
@@ -100,11 +105,11 @@ describe('temp dirs', () => {
     const built = pathToFileURL(resolve(import.meta.dirname, '../dist/src/isolation/temp-dirs.js')).href
     const script = `
       const { takeTempDir, takeTempDirSync, releaseTempDir } = await import(${JSON.stringify(built)})
-      const kind = ${JSON.stringify(KIND)}
-      const first = await takeTempDir(kind)
-      takeTempDirSync(kind)
-      await takeTempDir(kind)
-      releaseTempDir(first, kind)
+      const prefix = ${JSON.stringify(PREFIX)}
+      const first = await takeTempDir(prefix)
+      takeTempDirSync(prefix)
+      await takeTempDir(prefix)
+      releaseTempDir(first)
       process.exit(0)`
     // Enough runs to meet the race of an exit with a removal in flight (about one exit in three on Node 24).
     for (let run = 0; run < 20; run++) {

@@ -8,7 +8,7 @@ import { interceptAllHttp } from '../mocks/http-routing.js'
 import { globalSlot } from '../shared/global-slot.js'
 import { aliveSessions, currentSession, markAlive, type SessionScope } from '../shared/session-context.js'
 import { guardNetwork } from './network-guard.js'
-import { releaseTempDir, takeTempDirSync, type TempDirKind } from './temp-dirs.js'
+import { releaseTempDir, takeTempDirSync } from './temp-dirs.js'
 
 export interface Isolation {
   home: string
@@ -58,11 +58,11 @@ export async function enterIsolation(): Promise<{ isolation: Isolation; leave: (
   }
 }
 
-const FILE_HOME: TempDirKind = { prefix: 'pi-home-', subdirs: [] }
+const FILE_HOME_PREFIX = 'file-home-'
 
 /** Takes a temp home, points the environment at it and cuts the network; `restore` undoes all of it. */
 function openIsolation(): ActiveIsolation {
-  const home = takeTempDirSync(FILE_HOME)
+  const home = takeTempDirSync(FILE_HOME_PREFIX)
   // Not created: Pi creates what it writes there.
   const agentDir = join(home, '.pi', 'agent')
   const restoreEnv = setEnv({
@@ -83,7 +83,7 @@ function openIsolation(): ActiveIsolation {
       releaseNetwork()
       restoreHomedir()
       restoreEnv()
-      releaseTempDir(home, FILE_HOME)
+      releaseTempDir(home)
     },
   }
   active.set(entry)

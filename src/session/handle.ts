@@ -18,7 +18,7 @@ export interface TestSession {
   readonly session: AgentSession
   readonly cwd: string
   /**
-   * The session's own temp HOME (`<tmp>/pi-session-XXXXXX/home`), removed by dispose(): os.homedir() in
+   * The session's own temp HOME (`<tmp>/pi-harness-XXXXXX/session-home-XXXXXX`), removed by dispose(): os.homedir() in
    * the session's code, and Pi's agent dir is `<home>/.pi/agent`.
    */
   readonly home: string
