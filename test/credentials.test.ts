@@ -1,4 +1,5 @@
 import { afterEach, expect, it } from 'vitest'
+import * as Pi from '@mariozechner/pi-coding-agent'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
 import { createTestSession, forExtension, says, when } from '../environment/index.js'
 import { validateMockSpec } from '../src/mocks/spec/index.js'
@@ -100,4 +101,33 @@ it("an extension's own provider is listed and keyed as Pi lists it, beside the s
   // 1.x: the harness registered its scripted provider without Pi's refresh; Pi's own refresh is back in place.
   const runtime = (t.session as unknown as { modelRuntime?: object }).modelRuntime
   if (runtime) expect(Object.hasOwn(runtime, 'refresh')).toBe(false)
+})
+
+it("each session's registry lists Pi's own catalog, and what a session's extension registers stays in its registry", async () => {
+  const listed: Record<string, string[]> = {}
+  const lister = (name: string, register: boolean) => (pi: ExtensionAPI) => {
+    if (register) {
+      const model = { reasoning: false, input: ['text' as const], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 }
+      // A provider of its own, and one that replaces every model of a built-in provider in this registry.
+      pi.registerProvider('acme', { baseUrl: 'http://127.0.0.1:9', apiKey: 'K', api: 'acme-api', models: [{ ...model, id: 'rocket', name: 'Rocket' }] })
+      pi.registerProvider('anthropic', { baseUrl: 'http://127.0.0.1:9', apiKey: 'K', api: 'anthropic-messages', models: [{ ...model, id: 'only-one', name: 'Only' }] })
+    }
+    pi.registerCommand('list', { handler: async (_args, ctx) => void (listed[name] = ctx.modelRegistry.getAll().map((m) => `${m.provider}/${m.id}`)) })
+  }
+  for (const [name, register] of [['before', false], ['registering', true], ['after', false]] as const) {
+    const t = await createTestSession({ extensions: [lister(name, register)] })
+    await t.command('list')
+    await t.dispose()
+  }
+  expect(listed.registering).toContain('acme/rocket')
+  expect(listed.registering).toContain('anthropic/only-one')
+  expect(listed.after).not.toContain('acme/rocket')
+  expect(listed.after).toEqual(listed.before)
+  expect(listed.before!.filter((id) => id.startsWith('anthropic/')).length).toBeGreaterThan(1)
+  // Where Pi builds the catalog per registry (0.73 and 1.x before 0.80), exactly the list Pi's own builds.
+  const { AuthStorage, ModelRegistry } = Pi as Partial<typeof Pi>
+  if (ModelRegistry && AuthStorage) {
+    const own = ModelRegistry.inMemory(AuthStorage.inMemory()).getAll()
+    expect(listed.before).toEqual(own.map((m) => `${m.provider}/${m.id}`))
+  }
 })

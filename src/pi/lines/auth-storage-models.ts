@@ -22,10 +22,45 @@ export function authStorageModelServices(
   const keyed = [model, ...(available ?? [])].map((m) => m.provider).filter((provider) => !without.has(provider))
   const authStorage = AuthStorage.inMemory(Object.fromEntries(keyed.map((provider) => [provider, { type: 'api_key' as const, key: 'scripted' }])))
   withholdKeys(authStorage, without)
-  const modelRegistry = ModelRegistry.inMemory(authStorage)
+  const modelRegistry = sharingCatalog(ModelRegistry, authStorage)
   if (available) listModels(modelRegistry, available, without)
   return { authStorage, modelRegistry }
 }
+
+/** The registry's constructor and its catalog step, behind their `private` declarations. */
+type RegistryInternals = new (authStorage: AuthStorage, modelsJsonPath: undefined) => {
+  loadBuiltInModels?(overrides: unknown, modelOverrides: unknown): Model<string>[]
+}
+
+// Pi builds its built-in catalog afresh for every registry: the models of every provider of pi-ai, about
+// 970 on 0.73 (95 µs a session), though pi-ai's catalog cannot change within a process. A session's
+// registry starts from a copy of the list built once per process (per line), as `inMemory` would build it:
+// without overrides (there is no models.json), the same model objects in the same order. What a session's
+// extensions then register changes its own copy only.
+const sharing = new WeakMap<object, new (authStorage: AuthStorage) => object>()
+
+function sharingCatalog(ModelRegistry: AuthStorageClasses['ModelRegistry'], authStorage: AuthStorage): ModelRegistry {
+  const Registry = ModelRegistry as unknown as RegistryInternals
+  // A release that builds its catalog otherwise keeps its own way.
+  if (typeof Registry.prototype.loadBuiltInModels !== 'function') return ModelRegistry.inMemory(authStorage)
+  let Sharing = sharing.get(ModelRegistry)
+  if (Sharing === undefined) {
+    let built: Model<string>[] | undefined
+    Sharing = class extends Registry {
+      constructor(authStorage: AuthStorage) {
+        super(authStorage, undefined)
+      }
+      override loadBuiltInModels(overrides: unknown, modelOverrides: unknown): Model<string>[] {
+        if (!isEmptyMap(overrides) || !isEmptyMap(modelOverrides)) return super.loadBuiltInModels!(overrides, modelOverrides)
+        return [...(built ??= super.loadBuiltInModels!(overrides, modelOverrides))]
+      }
+    }
+    sharing.set(ModelRegistry, Sharing)
+  }
+  return new Sharing(authStorage) as ModelRegistry
+}
+
+const isEmptyMap = (value: unknown) => value instanceof Map && value.size === 0
 
 function listModels(registry: ModelRegistry, models: Model<string>[], withheld: ReadonlySet<string>): void {
   registry.getAll = () => [...models]
