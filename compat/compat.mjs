@@ -18,8 +18,10 @@ const SCRATCH = join(ROOT, '.cache/compat')
 const RESULTS = join(SCRATCH, 'results.md')
 const CODING_AGENT = '@earendil-works/pi-coding-agent'
 const PI_AI = '@earendil-works/pi-ai'
-// The core subset: loading, the playbook, tool mocks and blocks, the UI, exec and HTTP, records, sessions.
+// The core subset: loading, the playbook, tool mocks and blocks, the UI, exec and HTTP, records, sessions,
+// and the model services (releases before 0.80 keep 0.73's auth storage and model registry).
 const SUBSET = [
+  'test/credentials.test.ts',
   'test/loading.test.ts',
   'test/pi-line.test.ts',
   'test/playbook.test.ts',

@@ -88,7 +88,7 @@ it("an extension's own provider is listed and keyed as Pi lists it, beside the s
   const ownProvider = (pi: ExtensionAPI) => {
     pi.registerProvider('own', {
       baseUrl: 'http://127.0.0.1:9',
-      apiKey: 'OWN_KEY_VALUE',
+      apiKey: 'own-key-value',
       api: 'own-api',
       models: [{ id: 'own-1', name: 'Own', reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 }],
     })
@@ -96,7 +96,7 @@ it("an extension's own provider is listed and keyed as Pi lists it, beside the s
   }
   const t = await createTestSession({ extensions: [ownProvider] })
   await t.command('keys')
-  expect(seen).toMatchObject({ 'own/own-1': { configured: true, key: 'OWN_KEY_VALUE' } })
+  expect(seen).toMatchObject({ 'own/own-1': { configured: true, key: 'own-key-value' } })
   expect(seen.available).toContain('own-1')
   // 1.x: the harness registered its scripted provider without Pi's refresh; Pi's own refresh is back in place.
   const runtime = (t.session as unknown as { modelRuntime?: object }).modelRuntime
@@ -109,8 +109,8 @@ it("each session's registry lists Pi's own catalog, and what a session's extensi
     if (register) {
       const model = { reasoning: false, input: ['text' as const], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 }
       // A provider of its own, and one that replaces every model of a built-in provider in this registry.
-      pi.registerProvider('acme', { baseUrl: 'http://127.0.0.1:9', apiKey: 'K', api: 'acme-api', models: [{ ...model, id: 'rocket', name: 'Rocket' }] })
-      pi.registerProvider('anthropic', { baseUrl: 'http://127.0.0.1:9', apiKey: 'K', api: 'anthropic-messages', models: [{ ...model, id: 'only-one', name: 'Only' }] })
+      pi.registerProvider('acme', { baseUrl: 'http://127.0.0.1:9', apiKey: 'acme-key', api: 'acme-api', models: [{ ...model, id: 'rocket', name: 'Rocket' }] })
+      pi.registerProvider('anthropic', { baseUrl: 'http://127.0.0.1:9', apiKey: 'anthropic-key', api: 'anthropic-messages', models: [{ ...model, id: 'only-one', name: 'Only' }] })
     }
     pi.registerCommand('list', { handler: async (_args, ctx) => void (listed[name] = ctx.modelRegistry.getAll().map((m) => `${m.provider}/${m.id}`)) })
   }
