@@ -187,7 +187,7 @@ async function measureTurn(turn) {
 // a session's dirs in the background. Run back to back, a side's tail lands in its own next iteration, so every
 // timed iteration carries one tail of its own side; only the lead-in can carry the other side's, and it is not
 // timed. (Alternating single iterations charged each side's tail to the other: on 1.6, bare's refresh added
-// about 3 ms to the harness's iterations.)
+// 3-4 ms to the median harness iteration.)
 const BLOCK = 10
 
 async function timeInBlocks(iterations, iterationOf) {

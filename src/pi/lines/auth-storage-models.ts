@@ -33,7 +33,7 @@ type RegistryInternals = new (authStorage: AuthStorage, modelsJsonPath: undefine
 }
 
 // Pi builds its built-in catalog afresh for every registry: the models of every provider of pi-ai, about
-// 970 on 0.73 (95 µs a session), though pi-ai's catalog cannot change within a process. A session's
+// 970 on 0.73 (about 0.1 ms a session), though pi-ai's catalog cannot change within a process. A session's
 // registry starts from a copy of the list built once per process (per line), as `inMemory` would build it:
 // without overrides (there is no models.json), the same model objects in the same order. What a session's
 // extensions then register changes its own copy only.
