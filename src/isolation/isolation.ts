@@ -83,7 +83,7 @@ function openIsolation(): ActiveIsolation {
       releaseNetwork()
       restoreHomedir()
       restoreEnv()
-      releaseTempDir(home)
+      releaseTempDir(home, { reuse: true })
     },
   }
   active.set(entry)
