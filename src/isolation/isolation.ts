@@ -83,7 +83,7 @@ function openIsolation(): ActiveIsolation {
       releaseNetwork()
       restoreHomedir()
       restoreEnv()
-      releaseTempDir(home, { reuse: true })
+      releaseTempDir(home)
     },
   }
   active.set(entry)

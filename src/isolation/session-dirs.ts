@@ -28,12 +28,8 @@ export async function makeSessionDirs(withCwd: boolean): Promise<SessionDirs> {
   return { home, agentDir: join(home, '.pi', 'agent'), cwd }
 }
 
-/**
- * Scheduled, not awaited: `settleTempDirs()` (awaited when a test file ends) waits for it. A home left empty
- * is kept for the next session under a new name; a cwd is always removed, as a process the session started
- * there (and did not wait for) would go on writing in it.
- */
+/** Scheduled, not awaited: `settleTempDirs()` (awaited when a test file ends) waits for it. */
 export function removeSessionDirs({ home, cwd }: SessionDirs): void {
-  releaseTempDir(home, { reuse: true })
+  releaseTempDir(home)
   if (cwd !== undefined) releaseTempDir(cwd)
 }

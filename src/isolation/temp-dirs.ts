@@ -1,15 +1,13 @@
 // Temp dirs off the test's critical path. Making and removing a dir costs syscalls that wait on the disk
-// (on a 2-core VM's ext4, 15-35 µs to make one and about 100 µs to remove it), so the next dirs of each
-// prefix are made in the background while the current one is in use, and a finished dir is removed in the
-// background, or, where its owner allows, renamed and kept for the next taker when it is empty (a rename
-// and a read of it take about 10 µs each). `settleTempDirs()` waits for all of it and removes the dirs made
-// ahead and kept (the environment awaits it when a test file ends); an exit hook removes, synchronously,
-// whatever a process still holds when it exits.
+// (about 1 ms a session on a busy ext4), so the next dirs of each prefix are made in the background while
+// the current one is in use, and a finished dir is removed in the background. `settleTempDirs()` waits for
+// all of it and removes the dirs made ahead (the environment awaits it when a test file ends); an exit
+// hook removes, synchronously, whatever a process still holds when it exits.
 //
 // Every dir lives in one dir of the process's own under the OS temp dir, `<tmp>/pi-harness-XXXXXX`. A dir
 // being made on libuv's threads when the process exits may be made after the exit hook ran (queued work
 // still runs): in a parent the hook has removed, making it fails instead of leaving it behind.
-import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { randomUUID } from 'node:crypto'
 import { mkdir, rm, rmdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -26,10 +24,8 @@ interface MadeAhead {
 interface TempDirState {
   /** Per OS temp dir, the process's own dir there, which holds all the others. */
   parents: Map<string, string>
-  /** Per prefix, the dirs made ahead (or being made) and those handed back empty, oldest first. */
+  /** Per prefix, the dirs made ahead (or being made), oldest first. */
   ahead: Map<string, MadeAhead[]>
-  /** The dirs handed out and not yet handed back, with their prefix (where a reused one goes back to). */
-  lent: Map<string, string>
   /** Dirs being made ahead or removed. */
   pending: Set<Promise<void>>
   /** Removals that failed, reported by the next settleTempDirs(). */
@@ -45,14 +41,11 @@ const PARENT_PREFIX = 'pi-harness-'
 // taken once since the last settle may never be taken again before the next (a file's home, a file of one
 // session): none is made ahead for it, and one more for each further take, up to AHEAD.
 const AHEAD = 3
-// Dirs of each prefix kept at most, made ahead and handed back: handOut tops the queue up to AHEAD before the
-// dir in use comes back, so room for more lets the one coming back be kept instead of removed.
-const KEPT = 2 * AHEAD
 
 // One per process: the module may be evaluated again for each test file, and in a VM pool the sessions'
 // copy runs in the file's realm while the environment that settles at the file's end runs outside it.
 const state = processSlot<TempDirState>('temp-dirs', () => {
-  const created: TempDirState = { parents: new Map(), ahead: new Map(), lent: new Map(), pending: new Set(), failures: [], takes: new Map() }
+  const created: TempDirState = { parents: new Map(), ahead: new Map(), pending: new Set(), failures: [], takes: new Map() }
   process.once('exit', () => {
     for (const parent of created.parents.values()) removeAtExit(parent)
   })
@@ -98,52 +91,18 @@ export function takeTempDirSync(prefix: string): string {
   return handOut(root ?? makeNow(prefix, base), prefix, base)
 }
 
-/** How a dir is handed back: `reuse` keeps it for the next taker of its prefix if nothing is in it. */
-export interface ReleaseOptions {
-  reuse?: boolean
-}
-
-/**
- * Hands `root` back. Removed in the background: one rmdir when nothing was written in it, else a recursive
- * removal. With `reuse`, a dir this module handed out is first given a new name, so that whatever still
- * reaches it by its old path fails from then on as it would once it is removed; then, if nothing is in it,
- * it is kept for the next taker of its prefix instead. Not for a dir a process may still have as its cwd:
- * such a process would go on writing in the next taker's dir.
- */
-export function releaseTempDir(root: string, { reuse = false }: ReleaseOptions = {}): void {
-  const { lent, failures } = state.get()
-  const prefix = lent.get(root)
-  lent.delete(root)
-  const removing = reuse && prefix !== undefined ? keepIfEmpty(root, prefix) : root
-  if (removing !== undefined) track(remove(removing).catch((error: unknown) => void failures.push(`${removing}: ${messageOf(error)}`)))
-}
-
-async function remove(root: string): Promise<void> {
-  try {
-    await rmdir(root)
-  } catch {
-    await rm(root, { recursive: true, force: true })
-  }
-}
-
-// Synchronous: a rename and a read of an empty dir take about 10 µs each, less than handing them to libuv's
-// threads costs the main thread. Returns the dir to remove when it is not kept (under its new name if it has one).
-function keepIfEmpty(root: string, prefix: string): string | undefined {
-  const queue = aheadOf(prefix)
-  if (queue.length >= KEPT) return root
-  const renamed = join(dirname(root), freshName(prefix))
-  try {
-    renameSync(root, renamed)
-  } catch {
-    return root
-  }
-  try {
-    if (readdirSync(renamed).length > 0) return renamed
-  } catch {
-    return renamed
-  }
-  queue.push({ made: Promise.resolve(), root: renamed })
-  return undefined
+/** Removes `root` in the background: one rmdir when nothing was written in it, else a recursive removal. */
+export function releaseTempDir(root: string): void {
+  const { failures } = state.get()
+  track(
+    (async () => {
+      try {
+        await rmdir(root)
+      } catch {
+        await rm(root, { recursive: true, force: true })
+      }
+    })().catch((error: unknown) => void failures.push(`${root}: ${messageOf(error)}`)),
+  )
 }
 
 /**
@@ -211,8 +170,7 @@ function usable(entry: MadeAhead, base: string): string | undefined {
 }
 
 function handOut(root: string, prefix: string, base: string): string {
-  const { takes, lent } = state.get()
-  lent.set(root, prefix)
+  const { takes } = state.get()
   const taken = (takes.get(prefix) ?? 0) + 1
   takes.set(prefix, taken)
   const queue = aheadOf(prefix)
@@ -235,7 +193,8 @@ function makeNow(prefix: string, base: string): string {
 function makeAhead(prefix: string, base: string): MadeAhead {
   const entry: MadeAhead = { made: Promise.resolve() }
   entry.made = (async () => {
-    const root = join(parentIn(base), freshName(prefix))
+    // 48 random bits; randomUUID draws them from a pool, where randomBytes makes a syscall each time.
+    const root = join(parentIn(base), `${prefix}${randomUUID().slice(-12)}`)
     try {
       await mkdir(root, { mode: 0o700 })
       entry.root = root
@@ -246,9 +205,6 @@ function makeAhead(prefix: string, base: string): MadeAhead {
   track(entry.made)
   return entry
 }
-
-// 48 random bits; randomUUID draws them from a pool, where randomBytes makes a syscall each time.
-const freshName = (prefix: string) => `${prefix}${randomUUID().slice(-12)}`
 
 function track(work: Promise<unknown>): void {
   const { pending } = state.get()
