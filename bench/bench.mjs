@@ -170,6 +170,20 @@ function outsideHarnessContext() {
   contexts.storage.disable()
 }
 
+// Diagnostic, never a user's path: runs `work` with the session context's storage calling straight through and
+// left disabled, so that no promise hook runs. Sound only here, one session alive at a time with no leftovers,
+// where every question the context answers (whose home, whose HTTP rules, whose script) has one answer.
+async function withoutSessionContext(work) {
+  const { storage } = process[Symbol.for('vitest-environment-pi:session-contexts')]
+  storage.disable()
+  storage.run = (_store, callback, ...args) => callback(...args)
+  try {
+    return await work()
+  } finally {
+    delete storage.run
+  }
+}
+
 /** Times `turn` after a full collection, and what it leaves retained once collected again. */
 async function measureTurn(turn) {
   globalThis.gc()
@@ -297,6 +311,15 @@ try {
         leave()
       }
       results.a.homeHeld = { iterations: HELD_ITERATIONS, harness: summary(held.harness), bare: summary(held.bare), raw: held }
+      // Diagnostic: the same, with the session context's promise hook off (before Node 24 it is on every promise).
+      const { leave: leaveAgain } = await enterIsolation()
+      let off
+      try {
+        off = await withoutSessionContext(() => timeInBlocks(HELD_ITERATIONS, { harness: harnessIteration, bare: bareIteration }))
+      } finally {
+        leaveAgain()
+      }
+      results.a.contextOff = { iterations: HELD_ITERATIONS, harness: summary(off.harness), bare: summary(off.bare), raw: off }
     }
     if (side === 'both') {
       log(`(a) median harness ${results.a.harness.median.toFixed(2)} ms, bare ${results.a.bare.median.toFixed(2)} ms`)
@@ -410,6 +433,7 @@ if (results.a && side === 'both') {
   row('(a) median per iteration', results.a.harness.median, results.a.bare.median, 'ratio ≤ 1.10', ratio <= 1.1)
   row('(a) p90 per iteration', results.a.harness.p90, results.a.bare.p90, 'info', undefined)
   row('(a) median, temp home held (as under Vitest)', results.a.homeHeld.harness.median, results.a.homeHeld.bare.median, 'diagnostic', undefined)
+  row('(a) … and the session context off (no promise hook)', results.a.contextOff.harness.median, results.a.contextOff.bare.median, 'diagnostic', undefined)
 }
 if (results.b?.[100] && results.b?.[1000] && side === 'both') {
   row('(b) per call, 100 calls', results.b[100].harnessPerCallMs, results.b[100].barePerCallMs, 'info', undefined)
