@@ -305,20 +305,15 @@ try {
       const { enterIsolation } = await import('../dist/src/isolation/isolation.js')
       const { leave } = await enterIsolation()
       let held
+      let off
       try {
         held = await timeInBlocks(HELD_ITERATIONS, { harness: harnessIteration, bare: bareIteration })
+        // The same, with the session context's promise hook off (before Node 24 it is on every promise).
+        off = await withoutSessionContext(() => timeInBlocks(HELD_ITERATIONS, { harness: harnessIteration, bare: bareIteration }))
       } finally {
         leave()
       }
       results.a.homeHeld = { iterations: HELD_ITERATIONS, harness: summary(held.harness), bare: summary(held.bare), raw: held }
-      // Diagnostic: the same, with the session context's promise hook off (before Node 24 it is on every promise).
-      const { leave: leaveAgain } = await enterIsolation()
-      let off
-      try {
-        off = await withoutSessionContext(() => timeInBlocks(HELD_ITERATIONS, { harness: harnessIteration, bare: bareIteration }))
-      } finally {
-        leaveAgain()
-      }
       results.a.contextOff = { iterations: HELD_ITERATIONS, harness: summary(off.harness), bare: summary(off.bare), raw: off }
     }
     if (side === 'both') {
