@@ -163,8 +163,10 @@ const bare = await import('./lib/bare.mjs')
 // first session, so bare Pi here would pay for the harness's hook, which a process without the harness
 // never pays. It is disabled before each bare measurement, when no session is alive; the harness's next
 // session enters it again, inside the harness's timing.
+const harnessContexts = () => process[Symbol.for('vitest-environment-pi:session-contexts')]
+
 function outsideHarnessContext() {
-  const contexts = process[Symbol.for('vitest-environment-pi:session-contexts')]
+  const contexts = harnessContexts()
   if (contexts === undefined) return
   if (contexts.alive.length > 0) throw new Error('a harness session is alive before a bare measurement')
   contexts.storage.disable()
@@ -174,7 +176,7 @@ function outsideHarnessContext() {
 // left disabled, so that no promise hook runs. Sound only here, one session alive at a time with no leftovers,
 // where every question the context answers (whose home, whose HTTP rules, whose script) has one answer.
 async function withoutSessionContext(work) {
-  const { storage } = process[Symbol.for('vitest-environment-pi:session-contexts')]
+  const { storage } = harnessContexts()
   storage.disable()
   storage.run = (_store, callback, ...args) => callback(...args)
   try {
