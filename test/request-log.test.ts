@@ -17,6 +17,11 @@ describe('the request log', () => {
     const chunk = log.record(second, true)
     expect(chunk.tail).toEqual([user('b', 2), user('c', 3)])
     expect(messagesOf(chunk)).toEqual([user('a', 1), user('b', 2), user('c', 3)])
+    // Compared with all the messages before it, not only the previous request's new ones.
+    const third = log.record([...copyOf(second), user('d', 4)], true)
+    expect(third.tail).toEqual([user('d', 4)])
+    expect(messagesOf(third).map((m) => m.timestamp)).toEqual([1, 2, 3, 4])
+    expect(log.record([user('a', 1), user('x', 9), user('c', 3), user('d', 4), user('e', 5)], true).base).toBeUndefined()
   })
 
   it('keeps a request in full when an earlier message changed, or when a context handler may rewrite them', () => {
