@@ -6,6 +6,7 @@
 //   --calls=100,1000   (b) call counts; --rounds=N timed rounds per count (default 5), after one warm-up round
 //   --e-rounds=N       (e) runs of each configuration (default 3)
 //   --keep             keep the generated .cache/bench-* directory
+//   --profile=DIR      CPU profiles of the timed (a) blocks and (b) turns, per side, in this process (timings inflated)
 //   --help             print these options
 // Internal: --first=harness|bare (prints the first iteration of a fresh process as JSON).
 import { execFileSync, execFile } from 'node:child_process'
@@ -16,13 +17,14 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { bashAnswer, bashCallSteps, standardExtension, standardSteps, STANDARD_PROMPT } from './lib/standard.mjs'
 import { MB, median, quantile, round, summary } from './lib/stats.mjs'
+import { createProfiler } from './lib/profiler.mjs'
 import { PI_LINE } from './lib/pi-line.mjs'
 
 // Pi's own backstops, as for any in-process Pi; the harness sets (and restores) its own over these.
 Object.assign(process.env, { PI_OFFLINE: '1', PI_TELEMETRY: '0', JITI_FS_CACHE: 'false' })
 
 // A mistyped option fails at once, naming it, instead of starting a run of several minutes without it.
-const OPTIONS = { only: 'string', side: 'string', iterations: 'string', calls: 'string', rounds: 'string', 'e-rounds': 'string', keep: 'boolean', first: 'string', help: 'boolean' }
+const OPTIONS = { only: 'string', side: 'string', iterations: 'string', calls: 'string', rounds: 'string', 'e-rounds': 'string', keep: 'boolean', first: 'string', profile: 'string', help: 'boolean' }
 let parsed
 try {
   parsed = parseArgs({ options: Object.fromEntries(Object.entries(OPTIONS).map(([name, type]) => [name, { type }])) }).values
@@ -55,6 +57,7 @@ const HELD_ITERATIONS = 100
 const LOUD_MB = 200
 const REPO = fileURLToPath(new URL('..', import.meta.url))
 const SCRIPT = fileURLToPath(import.meta.url)
+const profiler = await createProfiler(args.get('profile'))
 
 // Other work may rebuild dist/ while the bench runs; the table says so when it happened.
 function distStamp() {
@@ -187,12 +190,15 @@ async function withoutSessionContext(work) {
 }
 
 /** Times `turn` after a full collection, and what it leaves retained once collected again. */
-async function measureTurn(turn) {
+async function measureTurn(turn, profileLabel) {
   globalThis.gc()
   const heapBefore = process.memoryUsage().heapUsed
-  const started = now()
-  await turn()
-  const ms = now() - started
+  // Timed inside: starting the profiler takes tens of milliseconds.
+  const ms = await profiler.around(profileLabel, async () => {
+    const started = now()
+    await turn()
+    return now() - started
+  })
   globalThis.gc()
   return { ms, retainedMB: (process.memoryUsage().heapUsed - heapBefore) / MB }
 }
@@ -206,7 +212,7 @@ async function measureTurn(turn) {
 // 3-4 ms to the median harness iteration.)
 const BLOCK = 10
 
-async function timeInBlocks(iterations, iterationOf) {
+async function timeInBlocks(iterations, iterationOf, profileLabel) {
   const times = { harness: [], bare: [] }
   for (let block = 0; block * BLOCK < iterations; block++) {
     const order = block % 2 === 0 ? ['harness', 'bare'] : ['bare', 'harness']
@@ -214,11 +220,13 @@ async function timeInBlocks(iterations, iterationOf) {
       if (!runs(name)) continue
       if (name === 'bare') outsideHarnessContext()
       await iterationOf[name]()
-      for (let i = 0; i < Math.min(BLOCK, iterations - block * BLOCK); i++) {
-        const started = now()
-        await iterationOf[name]()
-        times[name].push(now() - started)
-      }
+      await profiler.around(profileLabel && `${profileLabel}-${name}`, async () => {
+        for (let i = 0; i < Math.min(BLOCK, iterations - block * BLOCK); i++) {
+          const started = now()
+          await iterationOf[name]()
+          times[name].push(now() - started)
+        }
+      })
     }
   }
   return times
@@ -298,7 +306,7 @@ try {
         await bareIteration()
       }
     }
-    const times = await timeInBlocks(ITERATIONS, { harness: harnessIteration, bare: bareIteration })
+    const times = await timeInBlocks(ITERATIONS, { harness: harnessIteration, bare: bareIteration }, 'a')
     results.a = { iterations: ITERATIONS, warmup: WARMUP, harness: summary(times.harness), bare: summary(times.bare), raw: times }
 
     // Diagnostic, not a user's path: the same loop with the harness's isolated home held across
@@ -327,20 +335,20 @@ try {
   if (only.has('b')) {
     // One turn of n calls on one side: its time, and the heap it leaves retained; both sides check the work.
     const callTurn = {
-      async harness(n) {
+      async harness(n, profileLabel) {
         const t = await createTestSession({ extensions: [standardExtension], mockTools: { bash: bashAnswer } })
         const turn = when('run them', [...Array.from({ length: n }, (_, i) => calls('bash', { command: `echo ${i + 1}` })), says('done')])
-        const measured = await measureTurn(() => t.run(turn))
+        const measured = await measureTurn(() => t.run(turn), profileLabel)
         const results = t.events.toolResultsFor('bash')
         if (results.length !== n || !results.every((r) => r.mocked && !r.isError)) throw new Error(`harness (b): ${results.length} results`)
         await t.dispose()
         return measured
       },
-      async bare(n) {
+      async bare(n, profileLabel) {
         outsideHarnessContext()
         const { session, errors } = await bare.createBareSession({ ...bareDirs, extension: standardExtension, bashAnswer, steps: bashCallSteps(n) })
         let end
-        const measured = await measureTurn(async () => (end = await bare.bareTurn(session, 'run them')))
+        const measured = await measureTurn(async () => (end = await bare.bareTurn(session, 'run them')), profileLabel)
         const results = end.messages.filter((m) => m.role === 'toolResult' && !m.isError)
         if (results.length !== n || errors.length > 0) throw new Error(`bare (b): ${results.length} results`)
         await bare.disposeBare(session)
@@ -356,7 +364,8 @@ try {
         const order = round % 2 === 0 ? ['harness', 'bare'] : ['bare', 'harness']
         for (const name of order) {
           if (!runs(name)) continue
-          const { ms, retainedMB } = await callTurn[name](n)
+          // The warm-up round is not profiled, as it is not timed.
+          const { ms, retainedMB } = await callTurn[name](n, round > 0 ? `b${n}-${name}` : undefined)
           if (round === 0) continue
           entry[name].push(ms)
           entry[`${name}RetainedMB`].push(retainedMB)
@@ -408,6 +417,7 @@ try {
 const distChanged = distStamp() !== distAtStart
 results.meta.distBuiltAt = new Date(distAtStart).toISOString()
 results.meta.distChangedDuringRun = distChanged
+results.meta.profiledTo = args.get('profile') ?? null
 
 const rows = []
 const row = (scenario, h, b, target, met, unit = 'ms') => rows.push({ scenario, harness: h, bare: b, ratio: h / b, target, met, unit })
@@ -471,11 +481,12 @@ console.log(`\nvitest-environment-pi bench — Node ${results.meta.node}, Pi ${r
 console.log(print(header))
 console.log(print(widths.map((w) => '-'.repeat(w))))
 for (const line of lines) console.log(print(line))
+if (profiler.profiled) console.log(`(profiled into ${args.get('profile')}: the timings above include the profiler's cost; node bench/profile-summary.mjs ${args.get('profile')} sums them per side)`)
 console.log(`(this process: Pi import ${piImportMs.toFixed(0)} ms, harness import after Pi ${harnessImportMs.toFixed(1)} ms, first harness iteration ${firstIterationMs.toFixed(1)} ms; other first iterations are from fresh processes)`)
 
 if (distChanged) console.log('WARNING: dist/ was rebuilt while the bench ran; the scenarios may have measured different builds.')
 
 results.table = rows.map((r) => ({ ...r, harness: round(r.harness), bare: round(r.bare), ratio: round(r.ratio) }))
 // One results file per Pi line (the file's meta names it too), so that both lines' last full runs sit side by side.
-if (side === 'both' && SCENARIOS.every((name) => only.has(name))) writeFileSync(join(REPO, 'bench', `results-${PI_LINE.scope.slice(1)}.json`), `${JSON.stringify(results, null, 2)}\n`)
+if (side === 'both' && SCENARIOS.every((name) => only.has(name)) && !profiler.profiled) writeFileSync(join(REPO, 'bench', `results-${PI_LINE.scope.slice(1)}.json`), `${JSON.stringify(results, null, 2)}\n`)
 else writeFileSync(join(REPO, '.cache', `bench-partial-${process.pid}.json`), `${JSON.stringify(results, null, 2)}\n`)
