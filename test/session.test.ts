@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir, tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
 import { calls, createTestSession, says, settleTempDirs, when, type TestSession } from '../src/index.js'
+import { PI_LINE } from '../src/pi/index.js'
 
 const GUARD = 'test/fixtures/extensions/guard.ts'
 
@@ -163,6 +164,47 @@ describe('hermetic sessions', () => {
     await b.dispose()
     await settleTempDirs()
     expect(existsSync(home)).toBe(false)
+  })
+})
+
+describe("Pi's package dir", () => {
+  // Pi names its own docs in the system prompt, finding its dir by climbing from its modules.
+  const piDocs = `Main documentation: ${join(realpathSync(PI_LINE.packageDir), 'README.md')}`
+
+  it("names Pi's own docs in the prompt, and never shows PI_PACKAGE_DIR to an extension or a child's environment", async () => {
+    const seen: (string | undefined)[] = []
+    const look = () => void seen.push(process.env.PI_PACKAGE_DIR)
+    const t = await createTestSession({
+      extensions: [
+        (pi) => {
+          look()
+          pi.on('session_start', look)
+          pi.on('tool_call', look)
+        },
+      ],
+      mockTools: { bash: 'ok' },
+    })
+    look()
+    t.session.setActiveToolsByName(['read', 'bash'])
+    await t.run(when('work', [calls('bash', { command: 'ls' }), says('done')]))
+    await t.dispose()
+    expect(t.events.modelRequests[0]!.systemPrompt).toContain(piDocs)
+    expect(seen).toEqual([undefined, undefined, undefined, undefined])
+  })
+
+  it('keeps a dir the user set, and Pi uses it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pi-package-dir-'))
+    process.env.PI_PACKAGE_DIR = dir
+    try {
+      const t = await createTestSession()
+      await t.run(when('hi', [says('hello')]))
+      await t.dispose()
+      expect(t.events.modelRequests[0]!.systemPrompt).toContain(`Main documentation: ${join(dir, 'README.md')}`)
+      expect(process.env.PI_PACKAGE_DIR).toBe(dir)
+    } finally {
+      delete process.env.PI_PACKAGE_DIR
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -69,4 +69,10 @@ export interface PiAdapter {
   resetGlobals(): void
   /** The TUI this line's interactive mode builds (on `terminal`), from the line's own pi-tui module. */
   createTui(piTui: Record<string, unknown>, terminal: Terminal): TUI
+  /**
+   * Pi's own directory as Pi finds it with PI_PACKAGE_DIR unset (climbing from its modules to a
+   * package.json), by Pi's own function, where the session's construction builds a system prompt that
+   * names it; else undefined.
+   */
+  packageDir(): string | undefined
 }

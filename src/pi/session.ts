@@ -86,20 +86,45 @@ export async function createPiSession(options: PiSessionOptions): Promise<PiSess
   const loadErrors = loaded.errors.map((e) => ({ path: e.path, error: e.error }))
   const extensionTools = new Set(loaded.extensions.flatMap((extension) => [...extension.tools.keys()]))
   if (options.flags && loadErrors.length === 0) setFlags(loaded, options.flags)
-  const { session } = await createAgentSession({
-    cwd: options.cwd,
-    agentDir: options.agentDir,
-    model,
-    thinkingLevel: options.thinkingLevel ?? 'off',
-    ...modelServices,
-    settingsManager,
-    resourceLoader,
-    sessionManager,
-    customTools: options.customToolsFor(extensionTools),
-    ...(options.tools ? { tools: options.tools } : {}),
-  })
-  if (!options.tools) session.setActiveToolsByName([...new Set([...DEFAULT_ACTIVE_TOOLS, ...extensionTools])])
+  const customTools = options.customToolsFor(extensionTools)
+  const { session } = await knowingPackageDir(() =>
+    createAgentSession({
+      cwd: options.cwd,
+      agentDir: options.agentDir,
+      model,
+      thinkingLevel: options.thinkingLevel ?? 'off',
+      ...modelServices,
+      settingsManager,
+      resourceLoader,
+      sessionManager,
+      customTools,
+      ...(options.tools ? { tools: options.tools } : {}),
+    }),
+  )
+  if (!options.tools) knowingPackageDir(() => session.setActiveToolsByName([...new Set([...DEFAULT_ACTIVE_TOOLS, ...extensionTools])]))
   return { session, loadErrors, extensionTools }
+}
+
+let packageDir: string | undefined
+
+/**
+ * Runs `build` with PI_PACKAGE_DIR set to the directory Pi would find without it. On 0.73 each build of the
+ * system prompt climbs from Pi's modules to its package.json three times (for the docs paths it names), two
+ * `existsSync` calls each, and the session's construction builds it twice here: about 45 µs a session. The
+ * directory cannot change in a process. The variable is set only while Pi builds synchronously: no other
+ * code runs meanwhile, so no extension sees it and no child process inherits it (another Pi would take this
+ * one's docs and version). A value the user set stays.
+ */
+function knowingPackageDir<T>(build: () => T): T {
+  if (process.env.PI_PACKAGE_DIR !== undefined) return build()
+  packageDir ??= adapter.packageDir()
+  if (packageDir === undefined) return build()
+  process.env.PI_PACKAGE_DIR = packageDir
+  try {
+    return build()
+  } finally {
+    delete process.env.PI_PACKAGE_DIR
+  }
 }
 
 // Set after loading, as Pi's CLI does, so that a value wins over the flag's registered default.

@@ -240,5 +240,7 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     // 1.x's interactive mode builds the main-screen TUI unless the user asks for fullscreen.
     createTui: (piTui, terminal) =>
       new (piTui as unknown as typeof import('@earendil-works/pi-tui')).TuiMainScreen(terminal as never) as unknown as ReturnType<PiAdapter['createTui']>,
+    // 1.x builds its system prompt when a run starts, not while the session is made: nothing to hand it.
+    packageDir: () => undefined,
   }
 }

@@ -1,4 +1,6 @@
 // `@mariozechner/pi-coding-agent` (0.73 and earlier, Node >=20.6): the line the harness's types come from.
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import {
   AuthStorage,
   createAgentSession,
@@ -24,7 +26,8 @@ import type { PiLineInfo } from '../line.js'
 
 const THEME_KEY = Symbol.for('@mariozechner/pi-coding-agent:theme')
 
-export function createAdapter(line: PiLineInfo): PiAdapter {
+export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
+  const config = await piConfig(line)
   let scriptedApi: unknown
   return {
     line,
@@ -74,5 +77,15 @@ export function createAdapter(line: PiLineInfo): PiAdapter {
       delete (globalThis as Record<symbol, unknown>)[THEME_KEY]
     },
     createTui: (piTui, terminal) => new (piTui as typeof import('@mariozechner/pi-tui')).TUI(terminal),
+    packageDir: () => config?.getPackageDir(),
+  }
+}
+
+// 0.73 keeps getPackageDir out of its public entry; its module is the one Pi's own code imports.
+async function piConfig(line: PiLineInfo): Promise<{ getPackageDir(): string } | undefined> {
+  try {
+    return (await import(pathToFileURL(join(line.packageDir, 'dist', 'config.js')).href)) as { getPackageDir(): string }
+  } catch {
+    return undefined
   }
 }
