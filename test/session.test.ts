@@ -170,6 +170,7 @@ describe('hermetic sessions', () => {
 describe("Pi's package dir", () => {
   // Pi names its own docs in the system prompt, finding its dir by climbing from its modules.
   const piDocs = `Main documentation: ${join(realpathSync(PI_LINE.packageDir), 'README.md')}`
+  const docsLines = (prompt: string) => prompt.split('\n').filter((line) => /^- (Main documentation|Additional docs|Examples): /.test(line))
 
   it("names Pi's own docs in the prompt, and never shows PI_PACKAGE_DIR to an extension or a child's environment", async () => {
     const seen: (string | undefined)[] = []
@@ -185,9 +186,13 @@ describe("Pi's package dir", () => {
       mockTools: { bash: 'ok' },
     })
     look()
-    t.session.setActiveToolsByName(['read', 'bash'])
+    const built = t.session.systemPrompt
+    // Built again by Pi alone, which finds its dir itself: the same docs.
+    t.session.setActiveToolsByName(t.session.getActiveToolNames())
+    expect(docsLines(built)).toEqual(docsLines(t.session.systemPrompt))
     await t.run(when('work', [calls('bash', { command: 'ls' }), says('done')]))
     await t.dispose()
+    expect(built).toContain(piDocs)
     expect(t.events.modelRequests[0]!.systemPrompt).toContain(piDocs)
     expect(seen).toEqual([undefined, undefined, undefined, undefined])
   })
