@@ -8,7 +8,7 @@ import { setFileDefaults } from '../environment/defaults.js'
 import { pi } from '../environment/plugin.js'
 import { createTestSession as createFileSession } from '../environment/sessions.js'
 import { createTestSession, settleTempDirs, TIMEOUT, type MockUIOptions } from '../src/index.js'
-import { setEnv } from '../src/isolation/isolation.js'
+import { setEnv } from '../src/shared/env.js'
 
 // Written in two parts: Vitest would read the whole phrase in this file as a docblock of its own.
 const DOCBLOCK = '@vitest-environment-' + 'options'

@@ -5,6 +5,7 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { loadHttpInterception, loadsOnFirstConnection } from '../mocks/http-interceptor.js'
 import { interceptAllHttp } from '../mocks/http-routing.js'
+import { setEnv } from '../shared/env.js'
 import { globalSlot } from '../shared/global-slot.js'
 import { aliveSessions, currentSession, markAlive, type SessionScope } from '../shared/session-context.js'
 import { guardNetwork } from './network-guard.js'
@@ -22,18 +23,6 @@ interface ActiveIsolation {
 }
 
 const active = globalSlot<ActiveIsolation>('isolation')
-
-/** Sets variables and remembers exactly what it replaced, so that restoring puts back only that. */
-export function setEnv(values: Record<string, string>): () => void {
-  const previous = Object.keys(values).map((key) => [key, process.env[key]] as const)
-  Object.assign(process.env, values)
-  return () => {
-    for (const [key, value] of previous) {
-      if (value === undefined) delete process.env[key]
-      else process.env[key] = value
-    }
-  }
-}
 
 /**
  * Enters the isolated home, creating it for the first user; nested users (a test file and its

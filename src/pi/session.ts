@@ -2,6 +2,7 @@
 // handed to Pi's loader as factories, and the model a scripted one that is never contacted.
 import type { AgentSession, DefaultResourceLoader, ExtensionFactory, SessionManager, ToolDefinition } from '@mariozechner/pi-coding-agent'
 import type { Model } from '@mariozechner/pi-ai'
+import { setEnv } from '../shared/env.js'
 import { adapter, DISCOVER_NOTHING, PiResourceLoader, PiSettings } from './running-line.js'
 import { ensureScriptedApi, SCRIPTED_API } from './scripted-api.js'
 
@@ -119,11 +120,11 @@ function knowingPackageDir<T>(build: () => T): T {
   if (process.env.PI_PACKAGE_DIR !== undefined) return build()
   packageDir ??= adapter.packageDir()
   if (packageDir === undefined) return build()
-  process.env.PI_PACKAGE_DIR = packageDir
+  const restore = setEnv({ PI_PACKAGE_DIR: packageDir })
   try {
     return build()
   } finally {
-    delete process.env.PI_PACKAGE_DIR
+    restore()
   }
 }
 

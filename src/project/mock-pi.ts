@@ -3,7 +3,7 @@ import { chmodSync, readdirSync, mkdtempSync, readFileSync, rmSync, writeFileSyn
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
-import { setEnv } from '../isolation/isolation.js'
+import { setEnv } from '../shared/env.js'
 import { describeValue, messageOf } from '../shared/errors.js'
 import { childResponse, type ChildResponse, type MockPiResponse } from './mock-pi-reply.js'
 
