@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
-import { createTestSession, says, when } from '../environment/index.js'
+import { calls, createTestSession, says, when } from '../environment/index.js'
 import { CURRENT_LINE } from './support/pi-line.js'
 
 /** A loop extension: once a run ends, it asks for one more turn, as "keep going until done" extensions do. */
@@ -42,4 +42,29 @@ for (const [name, send] of Object.entries(cases)) {
 it('without a queued message, the diagnostic gives the usual reasons', async () => {
   const t = await createTestSession()
   await expect(t.run(when('fix it', [says('Fixed.'), says('Checked.')]))).rejects.toThrow(/Pi stopped asking the model before the script ran out/)
+})
+
+it('a steering message Pi already delivered is not among those the diagnostic says it still holds', async () => {
+  const t = await createTestSession({
+    extensions: [
+      (pi: ExtensionAPI) => {
+        pi.on('tool_call', () => pi.sendUserMessage('Also run the tests.', { deliverAs: 'steer' }))
+        let sent = false
+        pi.on('agent_end', () => {
+          if (sent) return
+          sent = true
+          pi.sendUserMessage('Check again.', { deliverAs: 'followUp' })
+        })
+      },
+    ],
+  })
+  const run = t.run(when('fix it', [calls('bash', { command: 'ls' }), says('Fixed.'), says('Checked.')]))
+  if (CURRENT_LINE) {
+    await run
+    expect(t.events.lastAssistantText()).toBe('Checked.')
+    return
+  }
+  await expect(run).rejects.toThrow(
+    'Pi still holds 1 queued message(s) that no turn delivered: a user message "Check again.", queued by the "agent_end" handler of <inline:1>.\n',
+  )
 })

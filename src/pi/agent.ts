@@ -34,7 +34,7 @@ export function watchQueuedMessages(session: AgentSession, queuedBy: () => strin
       queue(message)
     }
   }
-  agent.subscribe((event) => {
+  watchAgent(session, (event) => {
     if (event.type === 'message_start') queued.delete(event.message)
   })
   return () => (agent.hasQueuedMessages() ? [...queued.values()] : [])
@@ -84,7 +84,7 @@ export function watchToolCallDecisions(session: AgentSession, onDecision: (d: To
 export function trackSettling(session: AgentSession): () => Promise<void> {
   let emitted = 0
   let delivered = 0
-  session.agent.subscribe((event) => {
+  watchAgent(session, (event) => {
     if (event.type === 'agent_end') emitted++
   })
   session.subscribe((event) => {
@@ -99,4 +99,23 @@ export function trackSettling(session: AgentSession): () => Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 1))
     }
   }
+}
+
+type AgentEvent = Parameters<Parameters<AgentSession['agent']['subscribe']>[0]>[0]
+
+// Pi's agent awaits each of its listeners in turn for every event of the loop, which costs a few promises per
+// listener and event (more under a promise hook): the harness's watchers of one agent share one listener.
+const watchersOf = new WeakMap<object, ((event: AgentEvent) => void)[]>()
+
+/** Calls `watcher` with every event the session's agent emits, before the session's subscribers get it. */
+function watchAgent(session: AgentSession, watcher: (event: AgentEvent) => void): void {
+  let watchers = watchersOf.get(session.agent)
+  if (watchers === undefined) {
+    const all: ((event: AgentEvent) => void)[] = (watchers = [])
+    watchersOf.set(session.agent, all)
+    session.agent.subscribe((event) => {
+      for (const watch of all) watch(event)
+    })
+  }
+  watchers.push(watcher)
 }
