@@ -193,9 +193,9 @@ function makeNow(prefix: string, base: string): string {
 function makeAhead(prefix: string, base: string): MadeAhead {
   const entry: MadeAhead = { made: Promise.resolve() }
   entry.made = (async () => {
-    // 48 random bits; randomUUID draws them from a pool, where randomBytes makes a syscall each time.
-    const root = join(parentIn(base), `${prefix}${randomUUID().slice(-12)}`)
     try {
+      // 48 random bits; randomUUID draws them from a pool, where randomBytes makes a syscall each time.
+      const root = join(parentIn(base), `${prefix}${randomUUID().slice(-12)}`)
       await mkdir(root, { mode: 0o700 })
       entry.root = root
     } catch {
@@ -206,9 +206,10 @@ function makeAhead(prefix: string, base: string): MadeAhead {
   return entry
 }
 
+// Every work tracked here handles its own failures: it only has to leave `pending` when it settles.
 function track(work: Promise<unknown>): void {
   const { pending } = state.get()
-  const tracked = work.then(() => undefined)
+  const settled = () => void pending.delete(tracked)
+  const tracked: Promise<void> = work.then(settled, settled)
   pending.add(tracked)
-  void tracked.finally(() => pending.delete(tracked))
 }

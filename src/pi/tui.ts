@@ -50,12 +50,14 @@ interface Loaded {
   keybindings: KeybindingsManager
 }
 
-let loading: Promise<Loaded> | undefined
+let loading: Promise<void> | undefined
 let loaded: Loaded | undefined
 
 /** Loads Pi's TUI modules ahead, so that `screenNow` can build a screen synchronously (for widget factories). */
 export function preloadTui(): Promise<void> {
-  return (loading ??= load().then((modules) => (loaded = modules))).then(() => {})
+  return (loading ??= load().then((modules) => {
+    loaded = modules
+  }))
 }
 
 // pi-tui is a dependency of the coding agent, not a peer of this package: it is found from the coding

@@ -24,7 +24,10 @@ export class DisposerStack {
     const errors: unknown[] = []
     for (const disposer of this.#disposers.splice(0).reverse()) {
       try {
-        await disposer()
+        // Awaited only when it returns a promise: most clean-ups are synchronous, and an await costs a turn
+        // of the microtask queue (and more under the session context's promise hook).
+        const done = disposer()
+        if (isPromiseLike(done)) await done
       } catch (error) {
         errors.push(error)
       }
@@ -45,3 +48,6 @@ export class DisposerStack {
     throw failure
   }
 }
+
+const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
+  (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as PromiseLike<unknown>).then === 'function'
