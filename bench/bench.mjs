@@ -317,9 +317,9 @@ try {
       let held
       let off
       try {
-        held = await timeInBlocks(HELD_ITERATIONS, { harness: harnessIteration, bare: bareIteration })
+        held = await timeInBlocks(HELD_ITERATIONS, { harness: harnessIteration, bare: bareIteration }, 'a-held')
         // The same, with the session context's promise hook off (before Node 24 it is on every promise).
-        off = await withoutSessionContext(() => timeInBlocks(HELD_ITERATIONS, { harness: harnessIteration, bare: bareIteration }))
+        off = await withoutSessionContext(() => timeInBlocks(HELD_ITERATIONS, { harness: harnessIteration, bare: bareIteration }, 'a-off'))
       } finally {
         leave()
       }
