@@ -107,7 +107,7 @@ type AgentEvent = Parameters<Parameters<AgentSession['agent']['subscribe']>[0]>[
 // listener and event (more under a promise hook): the harness's watchers of one agent share one listener.
 const watchersOf = new WeakMap<object, ((event: AgentEvent) => void)[]>()
 
-/** Calls `watcher` with every event the session's agent emits, before the session's subscribers get it. */
+/** Calls `watcher` with every event the session's agent emits, in the order the agent emits them. */
 function watchAgent(session: AgentSession, watcher: (event: AgentEvent) => void): void {
   let watchers = watchersOf.get(session.agent)
   if (watchers === undefined) {
