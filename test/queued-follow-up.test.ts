@@ -49,12 +49,7 @@ it('a steering message Pi already delivered is not among those the diagnostic sa
     extensions: [
       (pi: ExtensionAPI) => {
         pi.on('tool_call', () => pi.sendUserMessage('Also run the tests.', { deliverAs: 'steer' }))
-        let sent = false
-        pi.on('agent_end', () => {
-          if (sent) return
-          sent = true
-          pi.sendUserMessage('Check again.', { deliverAs: 'followUp' })
-        })
+        loopOnce(cases["pi.sendUserMessage(..., { deliverAs: 'followUp' })"])(pi)
       },
     ],
   })
