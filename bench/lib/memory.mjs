@@ -1,7 +1,7 @@
 // Peak memory growth of the bench process while `fn` runs: RSS and V8 heap, sampled every `everyMs`.
 // With `collectOverMB`, what `fn` still holds instead: a sample whose heap or Buffer growth is over that many
 // MB is read again after a full GC, so that garbage Node has not collected yet does not count (Buffers read
-// and dropped wait for a GC until about 32 MB of them on Node 20 and 64 MB on Node 24, whoever reads them).
+// and dropped wait for a GC until about 32 MB of them on Node 20 and 22 and 64 MB on Node 24, whoever reads them).
 import { MB } from './stats.mjs'
 
 export async function measurePeakGrowth(fn, { everyMs = 2, collectOverMB } = {}) {
