@@ -292,15 +292,16 @@ try {
       if (h.result.status !== 'passed' || h.result.outputBytes < LOUD_MB * MB) throw new Error(`runner fixture: ${h.result.status}, ${h.result.outputBytes} bytes`)
       return { ...h, result: { status: h.result.status, outputBytes: h.result.outputBytes, durationMs: h.result.durationMs, tailChars: h.result.outputTail.length } }
     }
+    const drain = (collectOverMB) => measurePeakGrowth(() => drainScript(fixture), { collectOverMB })
     const d = { harness: [], bare: [], harnessHeld: [], bareHeld: [] }
     for (let round = 0; round < 2; round++) {
       const h = await runner()
       d.harness.push(h)
-      const b = await measurePeakGrowth(() => drainScript(fixture))
+      const b = await drain()
       d.bare.push(b)
       const hHeld = await runner(HELD_GC_OVER_MB)
       d.harnessHeld.push(hHeld)
-      const bHeld = await measurePeakGrowth(() => drainScript(fixture), { collectOverMB: HELD_GC_OVER_MB })
+      const bHeld = await drain(HELD_GC_OVER_MB)
       d.bareHeld.push(bHeld)
       log(
         `(d) round ${round + 1}: runner +${h.rssGrowthMB.toFixed(1)} MB RSS, +${h.heapGrowthMB.toFixed(1)} MB heap, +${h.externalGrowthMB.toFixed(1)} MB Buffers, ${h.ms.toFixed(0)} ms, ` +
