@@ -1,10 +1,10 @@
 // Keeps Pi and the extension under test away from the real home and the network: a temp HOME and
 // agent dir (the file's, and each session's over it), offline, and no connection beyond loopback.
-import { syncBuiltinESMExports } from 'node:module'
 import os from 'node:os'
 import { join } from 'node:path'
 import { loadHttpInterception, loadsOnFirstConnection } from '../mocks/http-interceptor.js'
 import { interceptAllHttp } from '../mocks/http-routing.js'
+import { builtinExportsChanged, syncBuiltinExports } from '../shared/builtin-exports.js'
 import { setEnv } from '../shared/env.js'
 import { globalSlot } from '../shared/global-slot.js'
 import { aliveSessions, currentSession, markAlive, type SessionScope } from '../shared/session-context.js'
@@ -62,6 +62,8 @@ function openIsolation(): ActiveIsolation {
   })
   const restoreHomedir = replaceHomedir(home)
   const releaseNetwork = guardNetwork()
+  // os.homedir and the guard's patches reach ESM importers in one sync (the guard's, else this one).
+  syncBuiltinExports()
   // Installed here, not per session: sessions route through it.
   const releaseHttp = interceptAllHttp()
   const entry: ActiveIsolation = {
@@ -141,7 +143,7 @@ function replaceHomedir(home: string): () => void {
       const temp = isolatedHome()
       return temp === undefined ? info : { ...info, homedir: temp }
     }) as typeof os.userInfo
-    syncBuiltinESMExports()
+    builtinExportsChanged()
   }
   const holder = process as HomeHolder
   const previous = holder[HOME]

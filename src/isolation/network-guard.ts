@@ -1,9 +1,9 @@
 // Fails every attempt to reach an address beyond loopback, so a test can never reach the real network by
 // accident: TCP connections, UDP datagrams, DNS lookups and queries; a Worker started meanwhile carries
 // the same guard into its thread.
-import { syncBuiltinESMExports } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import workerThreads from 'node:worker_threads'
+import { builtinExportsChanged, syncBuiltinExports } from '../shared/builtin-exports.js'
 import { dnsSites } from './network-dns.js'
 import { guards, refuse, type Guard, type Method, type Site } from './network-policy.js'
 import { socketSites } from './network-sockets.js'
@@ -54,15 +54,14 @@ export function guardNetwork(onBlocked?: (target: string) => void): () => void {
   if (unpatchTimer !== undefined) cancel(unpatchTimer)
   unpatchTimer = undefined
   sites ??= [...socketSites(), ...dnsSites(), { owner: workerThreads, key: 'Worker', wrap: guardWorker }]
-  let patched = false
   for (const site of sites) {
     // Patched afresh whenever ours is not on top: the property may have been replaced or wrapped since.
     if ((site.owner as Owner)[site.key] === patches.get(site)?.wrapper) continue
     patches.set(site, patch(site))
-    patched = true
+    builtinExportsChanged()
   }
   // `import { lookup } from 'node:dns'` sees the module's properties only through this.
-  if (patched) syncBuiltinESMExports()
+  syncBuiltinExports()
   return () => {
     guards.delete(guard)
     held.delete(guard)
@@ -83,7 +82,8 @@ function unpatch(): void {
     else delete (owner as Owner)[key]
   }
   patches.clear()
-  syncBuiltinESMExports()
+  builtinExportsChanged()
+  syncBuiltinExports()
 }
 
 // Each patch calls through to what it replaced, and passes everything while no guard is held.
