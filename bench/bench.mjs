@@ -4,6 +4,7 @@
 //   --side=harness|bare  run one side only in (a) and (b) (for CPU profiles)
 //   --iterations=N     (a) iterations per side (default 200)
 //   --calls=100,1000   (b) call counts; --rounds=N timed rounds per count (default 5), after one warm-up round
+//   --c-rounds=N       (c) runs of each side's file (default 3)
 //   --e-rounds=N       (e) runs of each configuration (default 3)
 //   --keep             keep the generated .cache/bench-* directory
 //   --profile=DIR      CPU profiles of the timed (a) blocks and (b) turns, per side, in this process (timings inflated)
@@ -24,7 +25,7 @@ import { PI_LINE } from './lib/pi-line.mjs'
 Object.assign(process.env, { PI_OFFLINE: '1', PI_TELEMETRY: '0', JITI_FS_CACHE: 'false' })
 
 // A mistyped option fails at once, naming it, instead of starting a run of several minutes without it.
-const OPTIONS = { only: 'string', side: 'string', iterations: 'string', calls: 'string', rounds: 'string', 'e-rounds': 'string', keep: 'boolean', first: 'string', profile: 'string', help: 'boolean' }
+const OPTIONS = { only: 'string', side: 'string', iterations: 'string', calls: 'string', rounds: 'string', 'c-rounds': 'string', 'e-rounds': 'string', keep: 'boolean', first: 'string', profile: 'string', help: 'boolean' }
 let parsed
 try {
   parsed = parseArgs({ options: Object.fromEntries(Object.entries(OPTIONS).map(([name, type]) => [name, { type }])) }).values
@@ -42,16 +43,25 @@ if (typeof globalThis.gc !== 'function') {
   process.exit(2)
 }
 const args = new Map(Object.entries(parsed))
+// A count is a positive integer: anything else stops the bench naming the option, before minutes of running.
+function positiveInteger(name, text) {
+  const value = Number(text)
+  if (Number.isInteger(value) && value >= 1) return value
+  process.stderr.write(`bench: --${name} takes a positive integer, not '${text}'\n`)
+  process.exit(2)
+}
+const countOption = (name, fallback) => (args.has(name) ? positiveInteger(name, args.get(name)) : fallback)
 const SCENARIOS = ['a', 'b', 'c', 'd', 'e']
 const only = new Set((args.get('only') ?? SCENARIOS.join(',')).split(','))
 const side = args.get('side') ?? 'both'
 const runs = (which) => side === 'both' || side === which
-const ITERATIONS = Number(args.get('iterations') ?? 200)
+const ITERATIONS = countOption('iterations', 200)
 const WARMUP = 30
-const CALL_COUNTS = (args.get('calls') ?? '100,1000').split(',').map(Number)
-const CALL_ROUNDS = Number(args.get('rounds') ?? 5)
+const CALL_COUNTS = (args.get('calls') ?? '100,1000').split(',').map((count) => positiveInteger('calls', count))
+const CALL_ROUNDS = countOption('rounds', 5)
 const VITEST_TESTS = 100
-const SUITE = { files: 20, sessions: 5, rounds: Number(args.get('e-rounds') ?? 3) }
+const VITEST_ROUNDS = countOption('c-rounds', 3)
+const SUITE = { files: 20, sessions: 5, rounds: countOption('e-rounds', 3) }
 const FIRST_PROCESSES = 5
 const HELD_ITERATIONS = 100
 const LOUD_MB = 200
@@ -405,14 +415,22 @@ try {
 
   // ---------- (c) a Vitest file of 100 tests ----------
   if (only.has('c') && side === 'both') {
-    const { runVitestScenario } = await import('./lib/vitest-file.mjs')
-    const c = await runVitestScenario(join(cacheDir, 'vitest'), VITEST_TESTS)
-    const afterFirst = (durations) => durations.slice(1).reduce((sum, d) => sum + d, 0) / (durations.length - 1)
-    results.c = {
-      tests: VITEST_TESTS,
-      harness: { perTestAfterFirstMs: afterFirst(c.harness.durations), medianAfterFirstMs: median(c.harness.durations.slice(1)), p90AfterFirstMs: quantile(c.harness.durations.slice(1), 0.9), firstTestMs: c.harness.durations[0], vitestWallMs: c.harness.wallMs, durations: c.harness.durations },
-      bare: { perTestAfterFirstMs: afterFirst(c.bare.durations), medianAfterFirstMs: median(c.bare.durations.slice(1)), p90AfterFirstMs: quantile(c.bare.durations.slice(1), 0.9), firstTestMs: c.bare.durations[0], vitestWallMs: c.bare.wallMs, durations: c.bare.durations },
+    const { perTestAfterFirst, runVitestScenario } = await import('./lib/vitest-file.mjs')
+    const runs = await runVitestScenario(join(cacheDir, 'vitest'), { tests: VITEST_TESTS, rounds: VITEST_ROUNDS, log })
+    // Each side's figure is the median of its rounds; the other figures pool the rounds' tests after the first.
+    const sideOf = (sideRuns) => {
+      const after = sideRuns.flatMap((run) => run.durations.slice(1))
+      return {
+        perTestAfterFirstMs: median(sideRuns.map((run) => perTestAfterFirst(run.durations))),
+        roundsPerTestAfterFirstMs: sideRuns.map((run) => perTestAfterFirst(run.durations)),
+        medianAfterFirstMs: median(after),
+        p90AfterFirstMs: quantile(after, 0.9),
+        firstTestMs: median(sideRuns.map((run) => run.durations[0])),
+        vitestWallMs: median(sideRuns.map((run) => run.wallMs)),
+        durations: sideRuns.map((run) => run.durations),
+      }
     }
+    results.c = { tests: VITEST_TESTS, rounds: VITEST_ROUNDS, harness: sideOf(runs.harness), bare: sideOf(runs.bare) }
     log(`(c) per test after the first: harness ${results.c.harness.perTestAfterFirstMs.toFixed(2)} ms, bare ${results.c.bare.perTestAfterFirstMs.toFixed(2)} ms`)
   }
 
