@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { aroundEach, onTestFinished, type TestContext } from 'vitest'
 import { describeRunning } from '../src/session/activity.js'
 import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
+import { disposeLiveSessions } from '../src/session/live-sessions.js'
 import { messageOf } from '../src/shared/errors.js'
 import { globalSlot } from '../src/shared/global-slot.js'
 import { attachSession, type EndingTest } from './attach.js'
@@ -146,8 +147,13 @@ export async function createTestSession(options: TestSessionOptions & SessionAtt
   return t
 }
 
+/** Disposes the sessions created outside a test, then those of the core API that the file's tests left. */
 export async function disposeFileSessions(): Promise<void> {
   const sessions = [...fileSessions.get()]
   fileSessions.get().clear()
-  await Promise.all(sessions.map((t) => t.dispose()))
+  try {
+    await Promise.all(sessions.map((t) => t.dispose()))
+  } finally {
+    await disposeLiveSessions()
+  }
 }

@@ -33,7 +33,7 @@ describe('a consumer project with plugins: [pi()]', () => {
       mkdirSync(tmp)
       const { report } = await consumer.vitest(['tests/', `--pool=${pool}`], { TMPDIR: tmp })
       expect(failuresByTitle(report)).toEqual({})
-      expect(passedAll(report)).toEqual({ passed: 16, failed: 0 })
+      expect(passedAll(report)).toEqual({ passed: 17, failed: 0 })
       expect(readdirSync(tmp).filter((name) => name.startsWith('pi-'))).toEqual([])
     })
   }
@@ -43,7 +43,7 @@ describe('a consumer project with plugins: [pi()]', () => {
     // config's extension here; that file is left out.
     const { report } = await consumer.vitest(['--config=vitest.noplugin.config.ts', 'tests/', '--exclude=tests/docblock.test.ts'])
     expect(failuresByTitle(report)).toEqual({})
-    expect(passedAll(report)).toEqual({ passed: 15, failed: 0 })
+    expect(passedAll(report)).toEqual({ passed: 16, failed: 0 })
   })
 
   it('keeps its committed snapshots on two runs (ids, times and temp paths normalised)', async () => {

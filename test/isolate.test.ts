@@ -96,7 +96,7 @@ describe("the consumer project's suite under isolate: false", () => {
 
   it('gives the same results as with isolation, and the same v8 function counts, in the forks pool', async () => {
     const { report } = await consumer.vitest(['tests/', '--isolate=false', '--maxWorkers=1', '--pool=forks', ...v8('coverage-shared')])
-    expect(isolated.report.numPassedTests).toBe(16)
+    expect(isolated.report.numPassedTests).toBe(17)
     expect(statuses(report)).toEqual(statuses(isolated.report))
     expect(functionHits('coverage-shared')).toEqual(isolated.hits)
     expect(isolated.hits['/extensions/paths.ts']).toEqual({ classify: 5, neverCalled: 0 })

@@ -30,6 +30,7 @@ import { SessionActivity, trackActivity } from './activity.js'
 import { DisposerStack } from './disposer.js'
 import { loadExtensions } from './extensions.js'
 import { sessionHandle, type TestSession } from './handle.js'
+import { trackLive } from './live-sessions.js'
 import type { TestSessionOptions } from './options.js'
 import { planSession, type SessionPlan } from './plan.js'
 import { Problems } from './problems.js'
@@ -64,6 +65,8 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       const firedEvents = await fireSequence(plan.blocks.events?.fire_sequence ?? [], (event, payload) => emitExtensionEvent(pi, event, payload))
       const t = sessionHandle({ pi, cwd, home: dirs.home, scope, records: recorder.records, playbook, problems, mocks, firedEvents, settle, stack, activity })
       trackActivity(t, activity)
+      // Ended first by its own dispose(), else by the end of its test file.
+      stack.defer(trackLive(t.dispose))
       return t
     } catch (error) {
       return stack.unwind(error)

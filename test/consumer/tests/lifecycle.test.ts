@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { createTestSession, says, when, type TestSession } from 'vitest-environment-pi'
+import { createTestSession as createCoreSession } from 'vitest-environment-pi/core'
 
 let fileSession: TestSession
 const shutdowns: string[] = []
@@ -29,4 +30,11 @@ it('disposes a session created in a test when the test ends', async () => {
 // Its dirs are removed in the background, all gone when the file ends (consumer.test.ts checks TMPDIR after the run).
 it('... so the next test finds it shut down', () => {
   expect(shutdowns).toEqual(['test'])
+})
+
+// The core API leaves disposing to its caller; one this test forgets is disposed when the file ends, after
+// the file's own afterAll (consumer.test.ts finds TMPDIR empty after every pool's run).
+it('leaves a session of the core API undisposed', async () => {
+  const t = await createCoreSession()
+  expect(existsSync(t.home)).toBe(true)
 })

@@ -1,0 +1,20 @@
+// The sessions of this process not yet disposed. Whoever ends a test file disposes those its tests left: a
+// test runner may end its workers without their exit hooks (Vitest's forks get SIGTERM, its threads are
+// terminated), and a session never disposed would leave its temp dirs behind.
+import { processSlot } from '../shared/global-slot.js'
+
+const live = processSlot('live-sessions', () => new Set<() => Promise<void>>())
+
+/** Counts a session as live until the returned function is called; `dispose` ends it. */
+export function trackLive(dispose: () => Promise<void>): () => void {
+  live.get().add(dispose)
+  return () => void live.get().delete(dispose)
+}
+
+/** Disposes every session still live; rejects with the first failure once all have ended. */
+export async function disposeLiveSessions(): Promise<void> {
+  const left = [...live.get()]
+  live.get().clear()
+  const failures = (await Promise.allSettled(left.map((dispose) => dispose()))).filter((result) => result.status === 'rejected')
+  if (failures.length > 0) throw failures[0]!.reason
+}
