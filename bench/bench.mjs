@@ -3,7 +3,7 @@
 //   --only=a,b,c,d,e   run some scenarios (the first-iteration figure is always taken)
 //   --side=harness|bare  run one side only in (a) and (b) (for CPU profiles)
 //   --iterations=N     (a) iterations per side (default 200)
-//   --calls=100,1000   (b) call counts; --rounds=N timed rounds per count (default 5), after one warm-up round
+//   --calls=100,1000   (b) call counts; --rounds=N timed rounds per count (default 15), after one warm-up round
 //   --c-rounds=N       (c) runs of each side's file (default 3)
 //   --e-rounds=N       (e) runs of each configuration (default 3)
 //   --keep             keep the generated .cache/bench-* directory
@@ -58,7 +58,8 @@ const runs = (which) => side === 'both' || side === which
 const ITERATIONS = countOption('iterations', 200)
 const WARMUP = 30
 const CALL_COUNTS = (args.get('calls') ?? '100,1000').split(',').map((count) => positiveInteger('calls', count))
-const CALL_ROUNDS = countOption('rounds', 5)
+// Fifteen: a long turn moves with the machine by more than the 10 % (b) must resolve (bench/README.md).
+const CALL_ROUNDS = countOption('rounds', 15)
 const VITEST_TESTS = 100
 const VITEST_ROUNDS = countOption('c-rounds', 3)
 const SUITE = { files: 20, sessions: 5, rounds: countOption('e-rounds', 3) }
