@@ -417,13 +417,14 @@ try {
   // ---------- (c) a Vitest file of 100 tests ----------
   if (only.has('c') && side === 'both') {
     const { perTestAfterFirst, runVitestScenario } = await import('./lib/vitest-file.mjs')
-    const runs = await runVitestScenario(join(cacheDir, 'vitest'), { tests: VITEST_TESTS, rounds: VITEST_ROUNDS, log })
+    const vitestRuns = await runVitestScenario(join(cacheDir, 'vitest'), { tests: VITEST_TESTS, rounds: VITEST_ROUNDS, log })
     // Each side's figure is the median of its rounds; the other figures pool the rounds' tests after the first.
     const sideOf = (sideRuns) => {
       const after = sideRuns.flatMap((run) => run.durations.slice(1))
+      const perRound = sideRuns.map((run) => perTestAfterFirst(run.durations))
       return {
-        perTestAfterFirstMs: median(sideRuns.map((run) => perTestAfterFirst(run.durations))),
-        roundsPerTestAfterFirstMs: sideRuns.map((run) => perTestAfterFirst(run.durations)),
+        perTestAfterFirstMs: median(perRound),
+        roundsPerTestAfterFirstMs: perRound,
         medianAfterFirstMs: median(after),
         p90AfterFirstMs: quantile(after, 0.9),
         firstTestMs: median(sideRuns.map((run) => run.durations[0])),
@@ -431,7 +432,7 @@ try {
         durations: sideRuns.map((run) => run.durations),
       }
     }
-    results.c = { tests: VITEST_TESTS, rounds: VITEST_ROUNDS, harness: sideOf(runs.harness), bare: sideOf(runs.bare) }
+    results.c = { tests: VITEST_TESTS, rounds: VITEST_ROUNDS, harness: sideOf(vitestRuns.harness), bare: sideOf(vitestRuns.bare) }
     log(`(c) per test after the first: harness ${results.c.harness.perTestAfterFirstMs.toFixed(2)} ms, bare ${results.c.bare.perTestAfterFirstMs.toFixed(2)} ms`)
   }
 
