@@ -1,7 +1,7 @@
 // One stack of clean-ups per session, in the spirit of TC39's AsyncDisposableStack (native from Node 24,
 // absent on Node 20): whatever a step creates is registered at once, and one dispose() unwinds it all in
 // reverse order, whichever step failed.
-import { messageOf } from '../shared/errors.js'
+import { messageOf, throwAll } from '../shared/errors.js'
 
 export class DisposerStack {
   readonly #disposers: (() => unknown)[] = []
@@ -32,8 +32,7 @@ export class DisposerStack {
         errors.push(error)
       }
     }
-    if (errors.length === 1) throw errors[0]
-    if (errors.length > 1) throw new AggregateError(errors, `${errors.length} clean-ups failed: ${errors.map(messageOf).join('; ')}`)
+    throwAll(errors, 'clean-ups failed')
   }
 
   /**

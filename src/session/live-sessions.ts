@@ -1,6 +1,7 @@
 // The sessions of this process not yet disposed. Whoever ends a test file disposes those its tests left: a
 // test runner may end its workers without their exit hooks (Vitest's forks get SIGTERM, its threads are
 // terminated), and a session never disposed would leave its temp dirs behind.
+import { throwAll } from '../shared/errors.js'
 import { processSlot } from '../shared/global-slot.js'
 
 const live = processSlot('live-sessions', () => new Set<() => Promise<void>>())
@@ -11,10 +12,10 @@ export function trackLive(dispose: () => Promise<void>): () => void {
   return () => void live.get().delete(dispose)
 }
 
-/** Disposes every session still live; rejects with the first failure once all have ended. */
+/** Disposes every session still live; once all have ended, rejects with what their disposes threw, if any. */
 export async function disposeLiveSessions(): Promise<void> {
   const left = [...live.get()]
   live.get().clear()
-  const failures = (await Promise.allSettled(left.map((dispose) => dispose()))).filter((result) => result.status === 'rejected')
-  if (failures.length > 0) throw failures[0]!.reason
+  const results = await Promise.allSettled(left.map((dispose) => dispose()))
+  throwAll(results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : [])), 'sessions failed to dispose')
 }

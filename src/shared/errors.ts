@@ -32,6 +32,12 @@ export function describeReceived(value: unknown): string {
   return `${shown} (${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind})`
 }
 
+/** Throws the one error as it is, or all of them as one AggregateError whose message names each; nothing when none. */
+export function throwAll(errors: readonly unknown[], failed: string): void {
+  if (errors.length === 1) throw errors[0]
+  if (errors.length > 1) throw new AggregateError(errors, `${errors.length} ${failed}: ${errors.map(messageOf).join('; ')}`)
+}
+
 /** `thrown` as an Error, keeping an Error as it is. */
 export function asError(thrown: unknown): Error {
   return thrown instanceof Error || types.isNativeError(thrown) ? thrown : new Error(messageOf(thrown), { cause: thrown })
