@@ -1,17 +1,14 @@
-// Sessions created in a test are disposed when it ends; those created outside a test, after the file.
+// Sessions created in a test are disposed when it ends; those created outside a test stay live until the file
+// ends, when setup.ts disposes every session still live (src/session/live-sessions.ts).
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { aroundEach, onTestFinished, type TestContext } from 'vitest'
 import { describeRunning } from '../src/session/activity.js'
 import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
-import { disposeLiveSessions } from '../src/session/live-sessions.js'
 import { messageOf } from '../src/shared/errors.js'
 import { globalSlot } from '../src/shared/global-slot.js'
 import { attachSession, type EndingTest } from './attach.js'
 import { attachOptionsOf, type SessionAttachOptions } from './attach-options.js'
 import { withDefaults } from './defaults.js'
-
-// Sessions created outside a test, disposed at the end of the file.
-const fileSessions = globalSlot('file-sessions', () => new Set<TestSession>())
 
 /** The test whose body is running: how its sessions end, its abort signal, how many sessions it made. */
 interface RunningTest extends Pick<TestContext, 'onTestFinished' | 'signal'> {
@@ -141,19 +138,7 @@ export async function createTestSession(options: TestSessionOptions & SessionAtt
   try {
     ;(test?.onTestFinished ?? onTestFinished)(end)
   } catch {
-    // Not inside a test body (a hook or the module itself): keep it for the end of the file.
-    fileSessions.get().add(t)
+    // Not inside a test body (a hook or the module itself): it stays live until the file ends (setup.ts).
   }
   return t
-}
-
-/** Disposes the sessions created outside a test, then those of the core API that the file's tests left. */
-export async function disposeFileSessions(): Promise<void> {
-  const sessions = [...fileSessions.get()]
-  fileSessions.get().clear()
-  try {
-    await Promise.all(sessions.map((t) => t.dispose()))
-  } finally {
-    await disposeLiveSessions()
-  }
 }

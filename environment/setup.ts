@@ -2,6 +2,7 @@
 // through Vite's module runner; it also registers the matchers and the snapshot serializer.
 import { afterAll, expect } from 'vitest'
 import { settleTempDirs } from '../src/isolation/temp-dirs.js'
+import { disposeLiveSessions } from '../src/session/live-sessions.js'
 import { setModuleLoader } from '../src/session/module-loader.js'
 import { globalSlot } from '../src/shared/global-slot.js'
 import { piMatchers } from '../matchers/index.js'
@@ -9,7 +10,7 @@ import { beginFile, sharedWorker } from './file-reset.js'
 import { freshLoader } from './module-loader.js'
 import { piSerializer } from './serializer.js'
 import { recordFileReads } from './session-reads.js'
-import { disposeFileSessions, trackRunningTests } from './sessions.js'
+import { trackRunningTests } from './sessions.js'
 
 setModuleLoader(freshLoader((path) => import(/* @vite-ignore */ path)))
 recordFileReads()
@@ -26,7 +27,7 @@ if (!serializerAdded.get()) {
 let endFile: (() => void) | undefined
 if (sharedWorker()) {
   // Sessions of a previous file that failed to load (its afterAll never ran) go first.
-  await disposeFileSessions()
+  await disposeLiveSessions()
   endFile = beginFile()
 }
 
@@ -35,7 +36,7 @@ if (sharedWorker()) {
 // setup file is used without the environment (whose teardown waits for them too).
 afterAll(async () => {
   try {
-    await disposeFileSessions()
+    await disposeLiveSessions()
   } finally {
     endFile?.()
     await settleTempDirs()
