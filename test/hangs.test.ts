@@ -1,6 +1,6 @@
 // Never a hang: what a stuck test was running is named, and a stuck extension module fails its load in
 // bounded time without holding up the sessions after it. Runs in CI within a minute.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -99,4 +99,15 @@ describe('what a busy session is running, as a timed-out test names it', () => {
       .toBe('run(when("go")), turn 1 ("go"), playbook step 1: the model request for playbook step 2 (a calls(...).then callback) had not finished')
     await expect(t.dispose()).rejects.toThrow(stopped('the model request for playbook step 2 (a calls(...).then callback)'))
   })
+})
+
+describe('a session_shutdown handler that never returns', () => {
+  it('fails dispose() within the bound, naming the handler, and the temp dirs are removed all the same', async () => {
+    const t = await createBareSession({ extensions: [(pi) => void pi.on('session_shutdown', () => new Promise<never>(() => {}))] })
+    await expect(t.dispose()).rejects.toThrow(
+      'dispose(): session_shutdown did not finish within 3000 ms: the "session_shutdown" handler of <inline:1> had not returned. ' +
+        "The session's temp dirs are removed all the same; the handler is abandoned.",
+    )
+    await expect.poll(() => existsSync(t.home) || existsSync(t.cwd)).toBe(false)
+  }, 20_000)
 })

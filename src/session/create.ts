@@ -165,12 +165,14 @@ async function bindExtensions(pi: AgentSession, mocks: SessionMocks, recorder: R
   // A widget factory renders when it is set, from session_start on: Pi's TUI modules must be loaded by then.
   if (!mocks.headless) await preloadTui()
   await bindSession(pi, { ui: mocks.ui, headless: mocks.headless, onError: (error) => recorder.extensionError(error) })
-  stack.defer(() => emitShutdown(pi))
+  stack.defer(() => shutDownExtensions(pi, activity))
   stack.defer(() => stopAgent(pi, activity))
 }
 
 /** How long dispose() waits for the agent to stop after abort() before it cleans up anyway. */
 const STOP_GRACE_MS = 1000
+/** How long dispose() waits for the `session_shutdown` handlers, as long as an extension's load may take. */
+const SHUTDOWN_GRACE_MS = 3000
 
 /**
  * Aborts the agent and waits, bounded, until it is idle: a tool that never settles and ignores its abort
@@ -178,12 +180,24 @@ const STOP_GRACE_MS = 1000
  */
 async function stopAgent(pi: AgentSession, activity: SessionActivity): Promise<void> {
   if (await within(pi.abort(), STOP_GRACE_MS)) return
-  const running = activity.unfinished()
-  const what = running.length > 0 ? running.join(', ') : 'no tool, extension handler or model request (Pi itself)'
   throw new Error(
-    `dispose(): the agent did not stop within ${STOP_GRACE_MS} ms of abort(): ${what} was still running and ignored its abort signal. ` +
+    `dispose(): the agent did not stop within ${STOP_GRACE_MS} ms of abort(): ${stillRunning(activity)} was still running and ignored its abort signal. ` +
       "The session's temp dirs are removed all the same; what was running is abandoned.",
   )
+}
+
+/** Fires `session_shutdown` and waits for its handlers, bounded as the agent's stop is, and for the same reason. */
+async function shutDownExtensions(pi: AgentSession, activity: SessionActivity): Promise<void> {
+  if (await within(emitShutdown(pi), SHUTDOWN_GRACE_MS)) return
+  throw new Error(
+    `dispose(): session_shutdown did not finish within ${SHUTDOWN_GRACE_MS} ms: ${stillRunning(activity)} had not returned. ` +
+      "The session's temp dirs are removed all the same; the handler is abandoned.",
+  )
+}
+
+function stillRunning(activity: SessionActivity): string {
+  const running = activity.unfinished()
+  return running.length > 0 ? running.join(', ') : 'no tool, extension handler or model request (Pi itself)'
 }
 
 /** With propagateErrors (the default), a handler's crash fails the test, even where Pi fails safe. */
