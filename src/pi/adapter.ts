@@ -55,6 +55,12 @@ export interface PiAdapter {
    * 1.x, the model runtime read), unless the registry still holds the one registered last.
    */
   ensureScriptedApi(api: string, stream: ScriptedApiStream): void
+  /**
+   * Lets `loader`'s next reload skip its discovery on disk where, under DISCOVER_NOTHING, the line's loader
+   * drops everything discovery finds. Called only over a cwd and a home just made empty; later reloads
+   * discover as Pi does.
+   */
+  skipFirstDiscovery(loader: InstanceType<PiExports['DefaultResourceLoader']>): void
   /** Makes the session's agent call `model` instead of a provider. */
   replaceModel(session: AgentSession, model: ScriptedModel): void
   /** Fires `before_agent_start` as the session does before a prompt. */

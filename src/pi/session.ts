@@ -40,6 +40,8 @@ export interface PiSessionOptions {
   availableModels?: Model<string>[]
   /** Providers without credentials (every other provider of the session's models has a key). */
   withoutCredentials?: readonly string[]
+  /** The cwd and agentDir were just made empty: nothing on disk is there to discover. */
+  freshDirs?: boolean
   /** Pre-seeds the session's entries before Pi restores its transcript from them. */
   seed?: (manager: SessionManager) => void
   /** Extension flag values, as `pi --name value` sets them; each must be registered by an extension. */
@@ -82,6 +84,7 @@ export async function createPiSession(options: PiSessionOptions): Promise<PiSess
     ...DISCOVER_NOTHING,
     ...(options.systemPrompt === undefined ? {} : { systemPromptOverride: () => options.systemPrompt }),
   })
+  if (options.freshDirs) adapter.skipFirstDiscovery(resourceLoader)
   await resourceLoader.reload()
   const loaded = resourceLoader.getExtensions()
   const loadErrors = loaded.errors.map((e) => ({ path: e.path, error: e.error }))

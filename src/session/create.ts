@@ -103,6 +103,7 @@ async function startPi(
   const created = await createPiSession({
     cwd,
     agentDir,
+    freshDirs: plan.cwd === undefined,
     extensions,
     model,
     ...(availableModels.length > 0 ? { availableModels } : {}),

@@ -203,6 +203,8 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
       registry.registerApiProvider({ api, stream: answer, streamSimple: answer }, 'vitest-environment-pi')
       scriptedApi = registry.getApiProvider(api)
     },
+    // 1.x's discovery also yields the built-in extensions and the packages that failed to install: it runs.
+    skipFirstDiscovery() {},
     replaceModel(session, model) {
       const agent = (session as unknown as AgentSession).agent
       const stream: typeof agent.streamFunction = (_model, context, options) => model(asRequest(context), options?.signal) as never
