@@ -7,9 +7,9 @@
 // Every dir lives in one dir of the process's own under the OS temp dir, `<tmp>/pi-harness-XXXXXX`. A dir
 // being made on libuv's threads when the process exits may be made after the exit hook ran (queued work
 // still runs): in a parent the hook has removed, making it fails instead of leaving it behind.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdir, mkdtempSync, rm, rmdir, rmSync } from 'node:fs'
 import { randomUUID } from 'node:crypto'
-import { mkdir, rm, rmdir } from 'node:fs/promises'
+import { rmdir as rmdirNow } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { messageOf } from '../shared/errors.js'
@@ -94,14 +94,14 @@ export function takeTempDirSync(prefix: string): string {
 /** Removes `root` in the background: one rmdir when nothing was written in it, else a recursive removal. */
 export function releaseTempDir(root: string): void {
   const { failures } = state.get()
-  track(
-    (async () => {
-      try {
-        await rmdir(root)
-      } catch {
-        await rm(root, { recursive: true, force: true })
-      }
-    })().catch((error: unknown) => void failures.push(`${root}: ${messageOf(error)}`)),
+  inBackground((done) =>
+    rmdir(root, (error) => {
+      if (error === null) return done()
+      rm(root, { recursive: true, force: true }, (failed) => {
+        if (failed !== null) failures.push(`${root}: ${messageOf(failed)}`)
+        done()
+      })
+    }),
   )
 }
 
@@ -115,14 +115,21 @@ export async function settleTempDirs(): Promise<void> {
   takes.clear()
   for (;;) {
     for (const queue of ahead.values()) {
-      for (const entry of queue.splice(0)) track(entry.made.then(() => entry.root !== undefined && releaseTempDir(entry.root)))
+      for (const entry of queue.splice(0)) {
+        inBackground((done) => {
+          void entry.made.then(() => {
+            if (entry.root !== undefined) releaseTempDir(entry.root)
+            done()
+          })
+        })
+      }
     }
     if (pending.size === 0) break
     await Promise.all(pending)
   }
   for (const [base, parent] of parents) {
     try {
-      await rmdir(parent)
+      await rmdirNow(parent)
       parents.delete(base)
     } catch (error) {
       // Not empty while a dir in it is in use: it stays until that one is settled, or the process exits.
@@ -192,24 +199,35 @@ function makeNow(prefix: string, base: string): string {
 // Best effort: a dir that cannot be made ahead is made when it is taken, where its error is reported.
 function makeAhead(prefix: string, base: string): MadeAhead {
   const entry: MadeAhead = { made: Promise.resolve() }
-  entry.made = (async () => {
+  entry.made = inBackground((done) => {
+    let root: string
     try {
       // 48 random bits; randomUUID draws them from a pool, where randomBytes makes a syscall each time.
-      const root = join(parentIn(base), `${prefix}${randomUUID().slice(-12)}`)
-      await mkdir(root, { mode: 0o700 })
-      entry.root = root
+      root = join(parentIn(base), `${prefix}${randomUUID().slice(-12)}`)
     } catch {
-      // Taken already (by the one made here with mkdtemp) or not makeable here: not ours to remove.
+      // The process's dir cannot be made here: the take makes its dir itself, and reports why it cannot.
+      return done()
     }
-  })()
-  track(entry.made)
+    mkdir(root, { mode: 0o700 }, (error) => {
+      // Else taken already (by the one made here with mkdtemp) or not makeable here: not ours to remove.
+      if (error === null) entry.root = root
+      done()
+    })
+  })
   return entry
 }
 
-// Every work tracked here handles its own failures: it only has to leave `pending` when it settles.
-function track(work: Promise<unknown>): void {
+// Background work, pending until it calls `done` (once, from a callback: never synchronously), which it does
+// however it ends. Callbacks rather than fs/promises: a session's four dirs cost about 50 promises that way,
+// each paying for the session context's promise hook before Node 24.
+function inBackground(work: (done: () => void) => void): Promise<void> {
   const { pending } = state.get()
-  const settled = () => void pending.delete(tracked)
-  const tracked: Promise<void> = work.then(settled, settled)
+  const tracked: Promise<void> = new Promise((resolve) =>
+    work(() => {
+      pending.delete(tracked)
+      resolve()
+    }),
+  )
   pending.add(tracked)
+  return tracked
 }
