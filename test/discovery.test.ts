@@ -25,7 +25,7 @@ function sample(pi: ExtensionAPI) {
   pi.registerFlag('loud', { type: 'boolean', default: false, description: 'Shout' })
 }
 
-let dirs: string[] = []
+const dirs: string[] = []
 const freshDir = () => {
   const dir = mkdtempSync(join(tmpdir(), 'discovery-'))
   dirs.push(dir)
@@ -87,7 +87,7 @@ describe(`the first discovery of a session over fresh dirs, on ${PI_LINE.package
     expect(whatLoaded(loaded).extensions.map((e) => e.path)).toEqual(['<inline:1>'])
   })
 
-  it("runs over a cwd the test gave, which may hold what Pi would discover", async () => {
+  it(`is ${SKIPS ? 'skipped' : 'run'} by createTestSession over its own dirs, and run over a cwd the test gave`, async () => {
     const discover = vi.spyOn(DefaultPackageManager.prototype, 'resolve')
     const t = await createTestSession({ extensions: [sample] })
     expect(discover).toHaveBeenCalledTimes(SKIPS ? 0 : 1)

@@ -217,17 +217,17 @@ function makeAhead(prefix: string, base: string): MadeAhead {
   return entry
 }
 
-// Background work, pending until it calls `done` (once, from a callback: never synchronously), which it does
-// however it ends. Callbacks rather than fs/promises: a session's four dirs cost about 50 promises that way,
-// each paying for the session context's promise hook before Node 24.
+// Background work, pending until it calls `done` once, however it ends (at once or from a callback). Callbacks
+// rather than fs/promises, whose calls cost a session's four dirs about 50 promises, each paying for the session
+// context's promise hook before Node 24.
 function inBackground(work: (done: () => void) => void): Promise<void> {
   const { pending } = state.get()
-  const tracked: Promise<void> = new Promise((resolve) =>
-    work(() => {
-      pending.delete(tracked)
-      resolve()
-    }),
-  )
+  let settle!: () => void
+  const tracked = new Promise<void>((resolve) => (settle = resolve))
   pending.add(tracked)
+  work(() => {
+    pending.delete(tracked)
+    settle()
+  })
   return tracked
 }
