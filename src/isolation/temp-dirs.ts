@@ -116,6 +116,7 @@ export async function settleTempDirs(): Promise<void> {
   for (;;) {
     for (const queue of ahead.values()) {
       for (const entry of queue.splice(0)) {
+        // Pending until its removal is pending in turn: `pending` never empties between the two.
         inBackground((done) => {
           void entry.made.then(() => {
             if (entry.root !== undefined) releaseTempDir(entry.root)
