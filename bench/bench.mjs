@@ -419,7 +419,7 @@ try {
 
   // ---------- (c) a Vitest file of 100 tests ----------
   if (only.has('c') && side === 'both') {
-    const { perTestAfterFirst, runVitestScenario } = await import('./lib/vitest-file.mjs')
+    const { perTestAfterFirst, perTestSplit, runVitestScenario, WARM_UP_TESTS } = await import('./lib/vitest-file.mjs')
     const vitestRuns = await runVitestScenario(join(cacheDir, 'vitest'), { tests: VITEST_TESTS, rounds: VITEST_ROUNDS, log })
     // Each side's figure is the median of its rounds; the other figures pool the rounds' tests after the first.
     const sideOf = (sideRuns) => {
@@ -428,6 +428,8 @@ try {
       return {
         perTestAfterFirstMs: median(perRound),
         roundsPerTestAfterFirstMs: perRound,
+        warmUpMs: median(sideRuns.map((run) => perTestSplit(run.durations).warmUp)),
+        afterWarmUpMs: median(sideRuns.map((run) => perTestSplit(run.durations).afterWarmUp)),
         medianAfterFirstMs: median(after),
         p90AfterFirstMs: quantile(after, 0.9),
         firstTestMs: median(sideRuns.map((run) => run.durations[0])),
@@ -435,7 +437,7 @@ try {
         durations: sideRuns.map((run) => run.durations),
       }
     }
-    results.c = { tests: VITEST_TESTS, rounds: VITEST_ROUNDS, harness: sideOf(vitestRuns.harness), bare: sideOf(vitestRuns.bare) }
+    results.c = { tests: VITEST_TESTS, rounds: VITEST_ROUNDS, warmUpTests: WARM_UP_TESTS, harness: sideOf(vitestRuns.harness), bare: sideOf(vitestRuns.bare) }
     log(`(c) per test after the first: harness ${results.c.harness.perTestAfterFirstMs.toFixed(2)} ms, bare ${results.c.bare.perTestAfterFirstMs.toFixed(2)} ms`)
   }
 
@@ -490,6 +492,9 @@ if (results.b?.[100] && results.b?.[1000] && side === 'both') {
 }
 if (results.c) {
   row('(c) Vitest, per test after the first', results.c.harness.perTestAfterFirstMs, results.c.bare.perTestAfterFirstMs, '≤ bare + 1 ms', results.c.harness.perTestAfterFirstMs <= results.c.bare.perTestAfterFirstMs + 1)
+  const { warmUpTests, tests } = results.c
+  row(`(c) … its tests 2–${warmUpTests} (warm-up)`, results.c.harness.warmUpMs, results.c.bare.warmUpMs, 'diagnostic', undefined)
+  row(`(c) … its tests ${warmUpTests + 1}–${tests}`, results.c.harness.afterWarmUpMs, results.c.bare.afterWarmUpMs, 'diagnostic', undefined)
   row('(c) Vitest, first test', results.c.harness.firstTestMs, results.c.bare.firstTestMs, 'info', undefined)
 }
 if (results.d) {

@@ -109,5 +109,16 @@ export async function runVitestScenario(dir, { tests = 100, rounds = 3, env = {}
 
 /** The mean duration of a file's tests after its first (which pays for the first session of the worker). */
 export function perTestAfterFirst(durations) {
-  return durations.slice(1).reduce((sum, d) => sum + d, 0) / (durations.length - 1)
+  return meanOf(durations.slice(1))
 }
+
+// Tests 2 to 20 of a file: V8 still compiles the code they run, and the worker's first young-generation
+// collections fall among them.
+export const WARM_UP_TESTS = 20
+
+/** The figure judged, split at WARM_UP_TESTS: the mean of tests 2 to 20, and of those after. */
+export function perTestSplit(durations) {
+  return { warmUp: meanOf(durations.slice(1, WARM_UP_TESTS)), afterWarmUp: meanOf(durations.slice(WARM_UP_TESTS)) }
+}
+
+const meanOf = (values) => values.reduce((sum, value) => sum + value, 0) / values.length
