@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { mean } from './stats.mjs'
 
 const lib = (name) => fileURLToPath(new URL(`./${name}`, import.meta.url))
 const VITEST = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
@@ -109,7 +110,7 @@ export async function runVitestScenario(dir, { tests = 100, rounds = 3, env = {}
 
 /** The mean duration of a file's tests after its first (which pays for the first session of the worker). */
 export function perTestAfterFirst(durations) {
-  return meanOf(durations.slice(1))
+  return mean(durations.slice(1))
 }
 
 // Tests 2 to 20 of a file: V8 still compiles the code they run, and the worker's first young-generation
@@ -118,7 +119,5 @@ export const WARM_UP_TESTS = 20
 
 /** The figure judged, split at WARM_UP_TESTS: the mean of tests 2 to 20, and of those after. */
 export function perTestSplit(durations) {
-  return { warmUp: meanOf(durations.slice(1, WARM_UP_TESTS)), afterWarmUp: meanOf(durations.slice(WARM_UP_TESTS)) }
+  return { warmUp: mean(durations.slice(1, WARM_UP_TESTS)), afterWarmUp: mean(durations.slice(WARM_UP_TESTS)) }
 }
-
-const meanOf = (values) => values.reduce((sum, value) => sum + value, 0) / values.length
