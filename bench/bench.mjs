@@ -425,11 +425,12 @@ try {
     const sideOf = (sideRuns) => {
       const after = sideRuns.flatMap((run) => run.durations.slice(1))
       const perRound = sideRuns.map((run) => perTestAfterFirst(run.durations))
+      const splits = sideRuns.map((run) => perTestSplit(run.durations))
       return {
         perTestAfterFirstMs: median(perRound),
         roundsPerTestAfterFirstMs: perRound,
-        warmUpMs: median(sideRuns.map((run) => perTestSplit(run.durations).warmUp)),
-        afterWarmUpMs: median(sideRuns.map((run) => perTestSplit(run.durations).afterWarmUp)),
+        warmUpMs: median(splits.map((split) => split.warmUp)),
+        afterWarmUpMs: median(splits.map((split) => split.afterWarmUp)),
         medianAfterFirstMs: median(after),
         p90AfterFirstMs: quantile(after, 0.9),
         firstTestMs: median(sideRuns.map((run) => run.durations[0])),
