@@ -340,17 +340,24 @@ try {
     // sessions, as the Vitest environment holds it for a whole file (dist internals, by path).
     if (side === 'both') {
       const { enterIsolation } = await import('../dist/src/isolation/isolation.js')
+      const { isolatedBareIteration } = await import('./lib/isolated-bare.mjs')
+      const floorIteration = () => isolatedBareIteration(standard)
       const { leave } = await enterIsolation()
       let held
+      let floor
       let off
       try {
         held = await timeInBlocks(HELD_ITERATIONS, { harness: harnessIteration, bare: bareIteration }, 'a-held')
+        // The floor of the harness's design: bare Pi inside a session's isolation alone, in the harness's column.
+        checkBareStandard(await floorIteration())
+        floor = await timeInBlocks(HELD_ITERATIONS, { harness: floorIteration, bare: bareIteration }, 'a-floor')
         // The same, with the session context's promise hook off (before Node 24 it is on every promise).
         off = await withoutSessionContext(() => timeInBlocks(HELD_ITERATIONS, { harness: harnessIteration, bare: bareIteration }, 'a-off'))
       } finally {
         leave()
       }
       results.a.homeHeld = { iterations: HELD_ITERATIONS, harness: summary(held.harness), bare: summary(held.bare), raw: held }
+      results.a.isolationFloor = { iterations: HELD_ITERATIONS, isolatedBare: summary(floor.harness), bare: summary(floor.bare), raw: { isolatedBare: floor.harness, bare: floor.bare } }
       results.a.contextOff = { iterations: HELD_ITERATIONS, harness: summary(off.harness), bare: summary(off.bare), raw: off }
     }
     if (side === 'both') {
@@ -483,6 +490,7 @@ if (results.a && side === 'both') {
   row('(a) p90 per iteration', results.a.harness.p90, results.a.bare.p90, 'info', undefined)
   row('(a) median, temp home held (as under Vitest)', results.a.homeHeld.harness.median, results.a.homeHeld.bare.median, 'diagnostic', undefined)
   row('(a) … and the session context off (no promise hook)', results.a.contextOff.harness.median, results.a.contextOff.bare.median, 'diagnostic', undefined)
+  row('(a) held: bare Pi in a session\'s isolation alone (harness column)', results.a.isolationFloor.isolatedBare.median, results.a.isolationFloor.bare.median, 'diagnostic', undefined)
 }
 if (results.b?.[100] && results.b?.[1000] && side === 'both') {
   row('(b) per call, 100 calls', results.b[100].harnessPerCallMs, results.b[100].barePerCallMs, 'info', undefined)

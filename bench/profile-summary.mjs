@@ -1,7 +1,7 @@
 // Summarises V8 CPU profiles (node --cpu-prof): self time per function and per file, and, given a
 // second profile of the floor, the difference (where the first spends the extra time).
 //   node bench/profile-summary.mjs harness.cpuprofile [bare.cpuprofile] [--top=25] [--inclusive=dist/src]
-//   node bench/profile-summary.mjs DIR [--scenario=a|a-held|a-off|b100|b1000] [...]
+//   node bench/profile-summary.mjs DIR [--scenario=a|a-held|a-floor|a-off|b100|b1000] [...]
 // DIR is what `bench.mjs --profile=DIR` wrote, one file per timed stretch: the harness's stretches of the
 // scenario are summed as the first profile and bare Pi's as the second.
 // --inclusive=<substring>: also lists inclusive (total) time of functions whose file contains it

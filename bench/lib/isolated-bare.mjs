@@ -1,0 +1,29 @@
+// Bare Pi inside a harness session's isolation and nothing else: the floor of any harness that gives each
+// session its own temp home and cwd, its HOME variables and its async context, as this one must. The isolation
+// is the harness's own code (dist internals, by path), entered and left as createTestSession and dispose() do;
+// inside it, bare Pi does the standard work by hand. No records, mocks, scripted model or option checks.
+import { bareStandardIteration } from './bare.mjs'
+
+const { enterIsolation, enterSessionHome } = await import('../../dist/src/isolation/isolation.js')
+const { makeSessionDirs, removeSessionDirs } = await import('../../dist/src/isolation/session-dirs.js')
+const { runInSession } = await import('../../dist/src/shared/session-context.js')
+
+/** Scenario (a) by bare Pi in a session's fresh home and cwd, with its context and HOME entered. */
+export async function isolatedBareIteration(standard) {
+  const dirs = await makeSessionDirs(true)
+  const scope = { home: dirs.home }
+  try {
+    return await runInSession(scope, async () => {
+      const { leave } = await enterIsolation()
+      const leaveHome = enterSessionHome(scope, dirs.agentDir)
+      try {
+        return await bareStandardIteration({ cwd: dirs.cwd, agentDir: dirs.agentDir }, standard)
+      } finally {
+        leaveHome()
+        leave()
+      }
+    })
+  } finally {
+    removeSessionDirs(dirs)
+  }
+}
