@@ -348,7 +348,7 @@ try {
       let off
       try {
         held = await timeInBlocks(HELD_ITERATIONS, { harness: harnessIteration, bare: bareIteration }, 'a-held')
-        // The floor of the harness's design: bare Pi inside a session's isolation alone, in the harness's column.
+        // What the isolation alone costs: bare Pi inside a session's isolation, in the harness's column.
         checkBareStandard(await floorIteration())
         floor = await timeInBlocks(HELD_ITERATIONS, { harness: floorIteration, bare: bareIteration }, 'a-floor')
         // The same, with the session context's promise hook off (before Node 24 it is on every promise).

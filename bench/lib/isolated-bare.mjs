@@ -1,7 +1,8 @@
-// Bare Pi inside a harness session's isolation and nothing else: the floor of any harness that gives each
-// session its own temp home and cwd, its HOME variables and its async context, as this one must. The isolation
-// is the harness's own code (dist internals, by path), entered and left as createTestSession and dispose() do;
-// inside it, bare Pi does the standard work by hand. No records, mocks, scripted model or option checks.
+// Bare Pi inside a harness session's isolation and nothing else: its own temp home and cwd, its HOME variables
+// and its async context. The isolation is the harness's own code (dist internals, by path), entered and left as
+// createTestSession and dispose() do; inside it, bare Pi does the standard work by hand. No records, mocks,
+// scripted model or option checks. On 0.73 it is the floor of any harness that isolates each session so; on 1.x
+// bare Pi also pays, in each fresh home, the catalog refresh its registerProvider starts, which the harness does not.
 import { bareStandardIteration } from './bare.mjs'
 
 const { enterIsolation, enterSessionHome } = await import('../../dist/src/isolation/isolation.js')
