@@ -4,7 +4,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
 import { calls, createTestSession, replay, says, when, type MockUIOptions } from '../environment/index.js'
+// @ts-expect-error: plain JavaScript, without declarations
+import guard from './fixtures/replay/guard.js'
 
 const GUARD = './test/fixtures/replay/guard.js'
 const fixture = (line: string) => `test/fixtures/replay/session-${line}.jsonl`
@@ -76,6 +79,27 @@ describe.each(['0.73', '1.x'])('a session recorded on Pi %s', (line) => {
         '  now: the extension blocked it: "Blocked by the user: rm -rf build"',
       ].join('\n'),
     )
+  })
+})
+
+describe('a call blocked now with another reason than the recorded one', () => {
+  // The guard as recorded, but its sudo rule words the block otherwise.
+  const reworded = (pi: ExtensionAPI) =>
+    guard(
+      Object.assign(Object.create(pi) as ExtensionAPI, {
+        on: (event: string, handler: (...args: unknown[]) => unknown) =>
+          pi.on(event as 'tool_call', async (...args: unknown[]) => {
+            const decision = (await handler(...args)) as { block?: boolean; reason?: string } | undefined
+            return decision?.block ? { ...decision, reason: decision.reason!.replace('sudo is not allowed', 'no sudo here') } : decision
+          }),
+      }),
+    )
+
+  it.each(['0.73', '1.x'])('fails in a file of Pi %s, naming the call and the new reason', async (line) => {
+    const file = fixture(line)
+    const cassette = replay(file)
+    const t = await createTestSession({ extensions: [reworded], mockTools: cassette.mockTools, mockUI: AS_RECORDED })
+    await expect(t.run(...cassette.turns)).rejects.toThrow(/Replay differs from the recording at turn 2 .*call toolu_01SudoCache[\s\S]*now: the extension blocked it: "no sudo here: sudo rm -rf \/var\/cache\/app"/)
   })
 })
 
