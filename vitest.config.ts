@@ -13,7 +13,7 @@ const END_TO_END = [
   'test/watch.test.ts',
   'test/readme.test.ts',
   'test/attach-sessions.test.ts',
-  'test/hangs.test.ts',
+  'test/hangs-in-vitest.test.ts',
   'test/sandbox/**/*.test.ts',
 ]
 
