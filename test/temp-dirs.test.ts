@@ -138,9 +138,8 @@ describe('temp dirs', () => {
     const taken = [await takeTempDir(PREFIX), await takeTempDir(PREFIX), await takeTempDir(PREFIX)]
     // Written in: one rmdir fails, and the recursive removal after it is what removes the dir.
     for (const root of taken.slice(1)) writeFileSync(join(root, 'notes.md'), 'written by the session')
-    // Let the dirs made ahead be made, so that settling has them to remove.
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(inOwn().length).toBeGreaterThan(taken.length)
+    // The dirs made ahead exist, so that settling has them to remove.
+    await expect.poll(() => inOwn().length, { timeout: 10_000 }).toBeGreaterThan(taken.length)
     const restoreDisk = slowRemovals(200)
     try {
       // The dirs made ahead are the only removals: they start inside the settle.
