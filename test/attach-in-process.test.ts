@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it, type TestContext } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
-import { createTestSession } from '../environment/index.js'
+import { calls, createTestSession, says, when } from '../environment/index.js'
 
 const attachDir = mkdtempSync(join(tmpdir(), 'pi-attach-in-process-'))
 afterAll(() => rmSync(attachDir, { recursive: true, force: true }))
@@ -60,5 +60,17 @@ describe('a session that fails only when its test ends', () => {
       "session 1 (no extensions): Pi's session file",
     ])
     expect(annotationsOf(context, 'a failing test with attach: "never"')).toEqual([])
+  })
+
+  it.fails('a failing test whose session Pi cannot write as JSON', async () => {
+    const t = await createTestSession({ attachDir, mockTools: { read: { content: [{ type: 'text', text: 'x' }], details: { bytes: 12n } } } })
+    await t.run(when('read', [calls('read', { path: 'a.bin' }), says('done')]))
+    expect(t).toHaveSaid('bye')
+  })
+
+  it('says so instead of failing the end of a test whose session Pi cannot write as JSON', (context) => {
+    expect(annotationsOf(context, 'a failing test whose session Pi cannot write as JSON').map((annotation) => annotation.message)).toEqual([
+      'session 1 (no extensions): not attached, Pi cannot write it as JSON (Do not know how to serialize a BigInt)',
+    ])
   })
 })
