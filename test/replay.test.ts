@@ -147,6 +147,17 @@ describe('the file, as replay reads it', () => {
   const result = (id: string) => ({ type: 'message', message: { role: 'toolResult', toolCallId: id, toolName: 'read', content: [{ type: 'text', text: 'a' }], isError: false } })
   const answers = { type: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'Done.' }], stopReason: 'stop' } }
 
+  it('fails when a call that ran (Pi 1.x marks it) is blocked now, even with its recorded error as the reason', async () => {
+    const ran = { type: 'message', message: { ...result('c1').message, content: [{ type: 'text', text: 'no reading a' }], isError: true, durationMs: 3 } }
+    const file = sessionFile('ran-then-blocked.jsonl', [HEADER, user('hi'), asks('c1'), ran, answers])
+    const cassette = replay(file)
+    const blocksRead = (pi: ExtensionAPI) => pi.on('tool_call', () => ({ block: true, reason: 'no reading a' }))
+    const t = await createTestSession({ extensions: [blocksRead], mockTools: cassette.mockTools })
+    await expect(t.run(...cassette.turns)).rejects.toThrow(
+      [`  recorded: it ran and returned the error "no reading a" (line 4)`, '  now: the extension blocked it: "no reading a"'].join('\n'),
+    )
+  })
+
   it.each([
     ['is missing', () => join(dir, 'missing.jsonl'), /missing\.jsonl: cannot read the session file: ENOENT/],
     ['is empty', () => sessionFile('empty.jsonl', []), /empty\.jsonl: empty: a Pi session file starts with a \{"type":"session",\.\.\.\} header line/],

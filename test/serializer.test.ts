@@ -8,7 +8,9 @@ describe('snapshot serializer', () => {
   it('replaces ids, timestamps and the temp dirs of a session', () => {
     const record = {
       id: 'call_01',
-      toolCallId: '0b5f3c1e-2d4a-4f6b-8c7d-9e0f1a2b3c4d',
+      toolCallId: 'call_1_1',
+      parentId: 'e7',
+      said: 'session 0b5f3c1e-2d4a-4f6b-8c7d-9e0f1a2b3c4d ended',
       timestamp: 1_767_225_600_000,
       durationMs: 12,
       path: join(tmpdir(), 'pi-harness-Qw12er', 'session-cwd-AbC123', 'notes.md'),
@@ -22,7 +24,9 @@ describe('snapshot serializer', () => {
         "fileHome": "<HOME>",
         "id": "<ID>",
         "note": "saved under <HOME>/.pi",
+        "parentId": "<ID>",
         "path": "<CWD>/notes.md",
+        "said": "session <ID> ended",
         "timestamp": "<TIME>",
         "toolCallId": "<ID>",
       }
