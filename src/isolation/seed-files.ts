@@ -1,0 +1,55 @@
+// Files written into a session's home or cwd before anything of its extensions runs: what a user's
+// machine holds before Pi starts (settings, models.json, the project's own files).
+import { lstatSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs'
+import { dirname, isAbsolute, join, normalize, relative, sep } from 'node:path'
+import { describeReceived } from '../shared/errors.js'
+
+/** File paths relative to the dir, each with its content: an object or array as JSON, a string or bytes as they are. */
+export type SeedFiles = Record<string, string | Uint8Array | object>
+
+const isPlainObject = (value: unknown) => Object.prototype.toString.call(value) === '[object Object]'
+
+/** What is wrong with one seeded file's path or content, as the end of `option "<path>" must be …`, or undefined. */
+export function seedFileProblem(key: string, content: unknown, option: string): string | undefined {
+  const where = `option "${option}"`
+  if (key === '' || isAbsolute(key) || /^[A-Za-z]:/.test(key)) return `${where} must be a path relative to the dir, got ${JSON.stringify(key)}`
+  const normal = normalize(key)
+  if (normal === '..' || normal.startsWith(`..${sep}`) || normal === '.' || normal.endsWith(sep)) {
+    return `${where} names a path outside the dir (or the dir itself): ${JSON.stringify(key)}; seeded files stay inside the session's home and cwd`
+  }
+  if (typeof content === 'string' || content instanceof Uint8Array || Array.isArray(content) || isPlainObject(content)) return undefined
+  return `${where} must be the file's content: a string, a Buffer, or an object or array (written as JSON), got ${describeReceived(content)}`
+}
+
+/**
+ * Writes `files` under `dir` (made by the harness, or given by the test): parent dirs are made, and a path
+ * that reaches outside `dir` through a symlink already there is refused, naming `option` and the key.
+ */
+export function writeSeedFiles(dir: string, files: SeedFiles, option: string): void {
+  const root = realpathSync(dir)
+  for (const [key, content] of Object.entries(files)) {
+    const name = `${option}['${key}']`
+    const problem = seedFileProblem(key, content, name)
+    if (problem !== undefined) throw new TypeError(`createTestSession: ${problem}`)
+    const target = join(root, key)
+    mkdirSync(dirname(target), { recursive: true })
+    const parent = realpathSync(dirname(target))
+    if (isOutside(root, parent) || isSymlink(target)) {
+      throw new TypeError(`createTestSession: option "${name}" reaches outside the dir through a symlink (${parent}); seeded files stay inside the session's home and cwd`)
+    }
+    writeFileSync(target, typeof content === 'string' || content instanceof Uint8Array ? content : `${JSON.stringify(content, null, 2)}\n`)
+  }
+}
+
+function isOutside(root: string, path: string): boolean {
+  const rel = relative(root, path)
+  return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink()
+  } catch {
+    return false
+  }
+}
