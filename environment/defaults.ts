@@ -6,7 +6,7 @@ import type { TestSessionOptions } from '../src/session/create.js'
 import type { MockUIOptions } from '../src/mocks/ui.js'
 import { ATTACH_OPTIONS, type SessionAttachOptions } from './attach-options.js'
 import { injected } from './provided.js'
-import { checkOptions, is, isString, listOf, OPTION_CHECKS, recordOf, type Check } from '../src/session/options.js'
+import { checkOptions, is, isString, listOf, OPTION_CHECKS, optionPath, recordOf, type Check } from '../src/session/options.js'
 
 /** The session options that can be written in a config or a docblock (plain data, no functions). */
 export interface PiEnvironmentOptions extends SessionAttachOptions {
@@ -46,11 +46,13 @@ export const ENVIRONMENT_OPTIONS: Record<keyof PiEnvironmentOptions, Check> = {
 /** Seeded files in a config or a docblock: texts and JSON values (a Buffer is for createTestSession). */
 function seedFilesAsData(option: 'home' | 'files'): Check {
   const check = OPTION_CHECKS[option]
-  return (value, path) =>
-    check(value, path) ??
-    (Object.entries(value as object).find(([, content]) => content instanceof Uint8Array) === undefined
-      ? undefined
-      : `option "${path}" must hold texts and JSON values (a Buffer is for createTestSession's own options)`)
+  return (value, path) => {
+    const problem = check(value, path)
+    if (problem !== undefined) return problem
+    const bytes = Object.keys(value as object).find((key) => (value as Record<string, unknown>)[key] instanceof Uint8Array)
+    if (bytes === undefined) return undefined
+    return `option "${optionPath(path, bytes)}" must be a text or a JSON value here (a Buffer is for createTestSession's own options)`
+  }
 }
 
 // On globalThis of the test's realm; setupVM writes it into the VM context too.

@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { Type } from 'typebox'
 import { describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
-import { calls, createTestSession, says, when } from '../environment/index.js'
+import { setFileDefaults } from '../environment/defaults.js'
+import { calls, createTestSession, says, test, when } from '../environment/index.js'
 import { settleTempDirs } from '../src/index.js'
 
 const PERMISSION = 'test/fixtures/extensions/permission.ts'
@@ -218,5 +219,38 @@ describe('discover', () => {
     const t = await createTestSession({ home: { '.pi/agent/extensions/global.js': project['.pi/extensions/hello.js'] }, discover: true })
     await t.command('hello')
     expect(t).toHaveNotified('hello from the project')
+  })
+})
+
+describe('seeds from the fixture and the per-file options', () => {
+  describe('test.override', () => {
+    test.override({ sessionOptions: { extensions: [PERMISSION], home: { [GLOBAL_SETTINGS]: { permission: 'read-only' } } } })
+
+    test('the session fixture starts over them', async ({ session }) => {
+      expect(session).toHaveSetStatus('permission', 'permission: read-only')
+    })
+  })
+
+  it("environmentOptions.pi and a docblock: their seeds add up with the call's, path by path", async () => {
+    setFileDefaults(globalThis, { home: { 'a.json': { from: 'file' }, 'b.txt': 'file' }, files: { 'c.txt': 'file' } })
+    try {
+      const t = await createTestSession({ home: { 'b.txt': 'call' } })
+      expect([readFileSync(join(t.home, 'a.json'), 'utf8'), readFileSync(join(t.home, 'b.txt'), 'utf8'), readFileSync(join(t.cwd, 'c.txt'), 'utf8')]).toEqual([
+        '{\n  "from": "file"\n}\n',
+        'call',
+        'file',
+      ])
+    } finally {
+      setFileDefaults(globalThis, undefined)
+    }
+  })
+
+  it('environmentOptions.pi and a docblock hold texts and JSON values, naming the key of anything else', async () => {
+    setFileDefaults(globalThis, { home: { 'a.bin': Buffer.from('x') } } as never)
+    try {
+      await expect(createTestSession()).rejects.toThrow(`environmentOptions.pi: option "home['a.bin']" must be a text or a JSON value here`)
+    } finally {
+      setFileDefaults(globalThis, undefined)
+    }
   })
 })

@@ -25,10 +25,10 @@ export function seedFileProblem(key: string, content: unknown, option: string): 
  * Writes `files` under `dir` (made by the harness, or given by the test): parent dirs are made, and a path
  * that reaches outside `dir` through a symlink already there is refused, naming `option` and the key.
  */
-export function writeSeedFiles(dir: string, files: SeedFiles, option: string): void {
+export function writeSeedFiles(dir: string, files: SeedFiles, nameOf: (key: string) => string): void {
   const root = realpathSync(dir)
   for (const [key, content] of Object.entries(files)) {
-    const name = `${option}['${key}']`
+    const name = nameOf(key)
     const problem = seedFileProblem(key, content, name)
     if (problem !== undefined) throw new TypeError(`createTestSession: ${problem}`)
     const target = join(root, key)

@@ -32,7 +32,7 @@ import { DisposerStack } from './disposer.js'
 import { loadExtensions } from './extensions.js'
 import { sessionHandle, type TestSession } from './handle.js'
 import { trackLive } from './live-sessions.js'
-import type { TestSessionOptions } from './options.js'
+import { optionPath, type TestSessionOptions } from './options.js'
 import { planSession, type SessionPlan } from './plan.js'
 import { rememberDirs, takeOver } from './restart.js'
 import { Problems } from './problems.js'
@@ -49,8 +49,8 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   // Everything the session starts, from loading its extensions on, runs in its context.
   return runInSession(scope, async () => {
     try {
-      if (options.home) writeSeedFiles(dirs.home, options.home, 'home')
-      if (options.files) writeSeedFiles(dirs.cwd, options.files, 'files')
+      if (options.home) writeSeedFiles(dirs.home, options.home, (key) => optionPath('home', key))
+      if (options.files) writeSeedFiles(dirs.cwd, options.files, (key) => optionPath('files', key))
       const problems = new Problems()
       const recorder = new Recorder(new SessionRecords(), (error) => plan.propagateErrors && problems.report(handlerThrew(error)))
       const activity = new SessionActivity(recorder.records)

@@ -91,7 +91,8 @@ export const isObject = (value: unknown): value is Record<string, unknown> =>
   Object.prototype.toString.call(value) === '[object Object]'
 export const isString = (value: unknown): value is string => typeof value === 'string'
 const isFunction = (value: unknown) => typeof value === 'function'
-const join = (path: string, key: string) => {
+/** How a message names `key` inside the option at `path`: `mockUI.confirm`, `home['.pi/agent/settings.json']`. */
+export const optionPath = (path: string, key: string) => {
   // Single quotes: the whole path is quoted in the message.
   if (!/^[A-Za-z_$][\w$]*$/.test(key)) return `${path}['${key.replace(/['\\]/g, '\\$&')}']`
   return path === '' ? key : `${path}.${key}`
@@ -112,10 +113,10 @@ function fieldProblem(value: Record<string, unknown>, checks: Readonly<Record<st
   const unknown = Object.keys(value).find((key) => !Object.hasOwn(checks, key))
   if (unknown !== undefined) {
     const closest = closestName(unknown, known)
-    const hint = closest === undefined ? `the options are ${[...known].sort().join(', ')}` : `did you mean "${join(path, closest)}"?`
-    return `unknown option "${join(path, unknown)}"; ${hint}`
+    const hint = closest === undefined ? `the options are ${[...known].sort().join(', ')}` : `did you mean "${optionPath(path, closest)}"?`
+    return `unknown option "${optionPath(path, unknown)}"; ${hint}`
   }
-  return firstProblem(known, (key) => (value[key] === undefined && !required.includes(key) ? undefined : checks[key]!(value[key], join(path, key))))
+  return firstProblem(known, (key) => (value[key] === undefined && !required.includes(key) ? undefined : checks[key]!(value[key], optionPath(path, key))))
 }
 
 /** A value `test` accepts, described as `expects` (`a boolean`) when it is not one. */
@@ -137,7 +138,7 @@ export const listOf =
 export const recordOf =
   (expects: string, entry: Check): Check =>
   (value, path) =>
-    isObject(value) ? firstProblem(Object.entries(value), ([key, v]) => entry(v, join(path, key))) : mustBe(path, expects, value)
+    isObject(value) ? firstProblem(Object.entries(value), ([key, v]) => entry(v, optionPath(path, key))) : mustBe(path, expects, value)
 
 /** An object of known keys, each with its own check. */
 export const fields =
@@ -188,7 +189,7 @@ const mockUI = fields('an object of dialog answers, or false', {
 /** Seeded files: each key a path inside the dir, each value a file's content. */
 const seedFiles: Check = (value, path) =>
   isObject(value)
-    ? firstProblem(Object.entries(value), ([key, content]) => seedFileProblem(key, content, join(path, key)))
+    ? firstProblem(Object.entries(value), ([key, content]) => seedFileProblem(key, content, optionPath(path, key)))
     : mustBe(path, 'an object of file paths (relative to the dir) to contents', value)
 
 // setTimeout's largest delay: a longer one fires at once.
