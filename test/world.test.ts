@@ -128,6 +128,20 @@ describe("settings, as Pi's SettingsManager reads and writes them", () => {
   })
 })
 
+describe('models.json in the agent dir', () => {
+  it('defines models as in Pi: extensions find them in the registry', async () => {
+    const finds = (pi: ExtensionAPI) =>
+      pi.registerCommand('find', { handler: async (_args, ctx) => ctx.ui.notify(`found: ${ctx.modelRegistry.find('ollama', 'llama3.1:8b')?.id}`) })
+    const modelsJson = { providers: { ollama: { baseUrl: 'http://127.0.0.1:11434/v1', api: 'openai-completions', apiKey: 'ollama', models: [{ id: 'llama3.1:8b' }] } } }
+    const seeded = await createTestSession({ extensions: [finds], home: { '.pi/agent/models.json': modelsJson } })
+    await seeded.command('find')
+    expect(seeded).toHaveNotified('found: llama3.1:8b')
+    const plain = await createTestSession({ extensions: [finds] })
+    await plain.command('find')
+    expect(plain).toHaveNotified('found: undefined')
+  })
+})
+
 describe("process.cwd() is the session's cwd for the session's code", () => {
   it('in a handler, a timer and a tool; the test itself sees the real cwd', async () => {
     const real = process.cwd()

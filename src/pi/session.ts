@@ -3,7 +3,8 @@
 // to Pi's loader as factories, and the model a scripted one that is never contacted.
 import type { AgentSession, DefaultResourceLoader, ExtensionFactory, SessionManager, ToolDefinition } from '@mariozechner/pi-coding-agent'
 import type { Model } from '@mariozechner/pi-ai'
-import { relative, isAbsolute } from 'node:path'
+import { existsSync } from 'node:fs'
+import { isAbsolute, join, relative } from 'node:path'
 import { setEnv } from '../shared/env.js'
 import { adapter, DISCOVER_NOTHING, PiResourceLoader } from './running-line.js'
 import { sessionSettings } from './settings.js'
@@ -66,7 +67,10 @@ const DEFAULT_ACTIVE_TOOLS = ['read', 'bash', 'edit', 'write']
 export async function createPiSession(options: PiSessionOptions): Promise<PiSessionResult> {
   const model = options.model ?? SCRIPTED_MODEL
   const settingsManager = sessionSettings(options.cwd, options.agentDir)
-  const modelServices = await adapter.modelServices(model, options.availableModels, options.withoutCredentials ?? [])
+  // Fresh dirs hold no models.json: no look on disk.
+  const modelsJson = join(options.agentDir, 'models.json')
+  const modelsPath = !options.freshDirs && existsSync(modelsJson) ? modelsJson : undefined
+  const modelServices = await adapter.modelServices(model, options.availableModels, options.withoutCredentials ?? [], modelsPath)
   const sessionManager = Sessions.inMemory(options.cwd)
   options.seed?.(sessionManager)
   const paths = options.extensions.map((e) => e.path)
