@@ -2,7 +2,6 @@
 // the background (temp-dirs.ts). Two dirs side by side rather than one of the session's holding both: every
 // mkdir and rmdir is kernel work on the disk's metadata, and such a dir would add one of each to a session.
 // A restarted session uses the dirs of the one before it: they are removed when the last user lets go.
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { releaseTempDir, takeTempDir } from './temp-dirs.js'
 
@@ -21,10 +20,13 @@ export interface SessionDirs {
 
 const HOME_PREFIX = 'session-home-'
 const CWD_PREFIX = 'session-cwd-'
+const AGENT_DIR = join('.pi', 'agent')
 
 /** A home with Pi's agent dir in it, and a fresh cwd unless `givenCwd` names the test's own. */
 export async function makeSessionDirs(givenCwd: string | undefined): Promise<SessionDirs> {
-  const home = await takeTempDir(HOME_PREFIX)
+  // Pi makes its agent dir on start (its auth storage does): an extension may append to a file there at once.
+  // Made with the home, ahead of time like it.
+  const home = await takeTempDir(HOME_PREFIX, AGENT_DIR)
   let cwd = givenCwd
   try {
     cwd ??= await takeTempDir(CWD_PREFIX)
@@ -32,10 +34,7 @@ export async function makeSessionDirs(givenCwd: string | undefined): Promise<Ses
     releaseTempDir(home)
     throw error
   }
-  const agentDir = join(home, '.pi', 'agent')
-  // Pi makes its agent dir on start (its auth storage does): an extension may append to a file there at once.
-  mkdirSync(agentDir, { recursive: true, mode: 0o700 })
-  return { home, agentDir, cwd, ownsCwd: givenCwd === undefined, users: 1 }
+  return { home, agentDir: join(home, AGENT_DIR), cwd, ownsCwd: givenCwd === undefined, users: 1 }
 }
 
 /** One more session uses `dirs`. */
