@@ -1,6 +1,6 @@
 // Files written into a session's home or cwd before anything of its extensions runs: what a user's
 // machine holds before Pi starts (settings, models.json, the project's own files).
-import { lstatSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, mkdirSync, openSync, realpathSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, normalize, relative, sep } from 'node:path'
 import { describeReceived } from '../shared/errors.js'
 
@@ -23,33 +23,46 @@ export function seedFileProblem(key: string, content: unknown, option: string): 
 
 /**
  * Writes `files` under `dir` (made by the harness, or given by the test): parent dirs are made, and a path
- * that reaches outside `dir` through a symlink already there is refused, naming `option` and the key.
+ * that reaches outside `dir` through a symlink already there is refused, naming the key (`nameOf(key)`).
  */
 export function writeSeedFiles(dir: string, files: SeedFiles, nameOf: (key: string) => string): void {
   const root = realpathSync(dir)
+  // Each parent made and resolved once: ten files cost about ten opens and writes, not forty calls.
+  const parents = new Map<string, string>()
   for (const [key, content] of Object.entries(files)) {
     const name = nameOf(key)
     const problem = seedFileProblem(key, content, name)
     if (problem !== undefined) throw new TypeError(`createTestSession: ${problem}`)
     const target = join(root, key)
-    mkdirSync(dirname(target), { recursive: true })
-    const parent = realpathSync(dirname(target))
-    if (isOutside(root, parent) || isSymlink(target)) {
-      throw new TypeError(`createTestSession: option "${name}" reaches outside the dir through a symlink (${parent}); seeded files stay inside the session's home and cwd`)
+    const parent = dirname(target)
+    let resolved = parents.get(parent)
+    if (resolved === undefined) {
+      if (parent !== root) mkdirSync(parent, { recursive: true })
+      parents.set(parent, (resolved = realpathSync(parent)))
     }
-    writeFileSync(target, typeof content === 'string' || content instanceof Uint8Array ? content : `${JSON.stringify(content, null, 2)}\n`)
+    const refuse = () => new TypeError(`createTestSession: option "${name}" reaches outside the dir through a symlink (${resolved}); seeded files stay inside the session's home and cwd`)
+    if (isOutside(root, resolved)) throw refuse()
+    writeFileRefusingSymlink(target, typeof content === 'string' || content instanceof Uint8Array ? content : `${JSON.stringify(content, null, 2)}\n`, refuse)
+  }
+}
+
+// O_NOFOLLOW: a symlink at the file's own path fails the open (ELOOP) instead of writing where it points.
+function writeFileRefusingSymlink(path: string, content: string | Uint8Array, refuse: () => Error): void {
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o666)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw refuse()
+    throw error
+  }
+  try {
+    writeFileSync(fd, content)
+  } finally {
+    closeSync(fd)
   }
 }
 
 function isOutside(root: string, path: string): boolean {
   const rel = relative(root, path)
   return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)
-}
-
-function isSymlink(path: string): boolean {
-  try {
-    return lstatSync(path).isSymbolicLink()
-  } catch {
-    return false
-  }
 }
