@@ -1,8 +1,8 @@
 // The world a session starts in: files seeded into its home and cwd before its extensions run, Pi's own
 // dirs and settings files, process.cwd(), a restart over the same dirs, and discovery kept to the session.
-import { existsSync, readFileSync, symlinkSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { Type } from 'typebox'
 import { describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
@@ -71,7 +71,14 @@ describe('seeded files', () => {
     await expect(createTestSession({ restartFrom: t1, home: { 'elsewhere/x.json': {} } })).rejects.toThrow(
       `createTestSession: option "home['elsewhere/x.json']" reaches outside the dir through a symlink`,
     )
+    writeFileSync(join(outside.home, 'target.json'), 'theirs')
+    symlinkSync(join(outside.home, 'target.json'), join(t1.home, 'link.json'))
+    const t2 = await createTestSession({ restartFrom: t1 })
+    await expect(createTestSession({ restartFrom: t2, home: { 'link.json': {} } })).rejects.toThrow(
+      `createTestSession: option "home['link.json']" reaches outside the dir through a symlink`,
+    )
     expect(existsSync(join(outside.home, 'x.json'))).toBe(false)
+    expect(readFileSync(join(outside.home, 'target.json'), 'utf8')).toBe('theirs')
   })
 
   it('names the key and what it got for a content of the wrong type', async () => {
@@ -227,6 +234,20 @@ describe('discover', () => {
     await t.command('hello')
     expect(t).toHaveNotified('hello from the project')
     expect(t.session.systemPrompt).toContain('Always answer in haiku.')
+  })
+
+  it("on: what Pi finds above the session's dirs is dropped", async () => {
+    const probe = await createTestSession()
+    // The dir that holds the process's session dirs: Pi climbs through it from the cwd for AGENTS.md.
+    const above = join(dirname(probe.cwd), 'AGENTS.md')
+    writeFileSync(above, 'Never seen.\n')
+    try {
+      const t = await createTestSession({ files: { 'AGENTS.md': 'Seen.\n' }, discover: true })
+      expect(t.session.systemPrompt).toContain('Seen.')
+      expect(t.session.systemPrompt).not.toContain('Never seen.')
+    } finally {
+      rmSync(above)
+    }
   })
 
   it("on: the agent dir's extensions too", async () => {

@@ -49,8 +49,6 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   // Everything the session starts, from loading its extensions on, runs in its context.
   return runInSession(scope, async () => {
     try {
-      if (options.home) writeSeedFiles(dirs.home, options.home, (key) => optionPath('home', key))
-      if (options.files) writeSeedFiles(dirs.cwd, options.files, (key) => optionPath('files', key))
       const problems = new Problems()
       const recorder = new Recorder(new SessionRecords(), (error) => plan.propagateErrors && problems.report(handlerThrew(error)))
       const activity = new SessionActivity(recorder.records)
@@ -79,11 +77,29 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   })
 }
 
-/** The dirs the session runs over: those of the session it restarts from (which ends first), else new ones. */
+/**
+ * The dirs the session runs over, seeded: those of the session it restarts from (which ends once the seeds
+ * are written: a refused seed leaves it as it was), else new ones.
+ */
 async function worldFor(plan: SessionPlan, options: TestSessionOptions): Promise<SessionDirs> {
-  if (plan.restartFrom === undefined) return makeSessionDirs(plan.cwd)
-  await takeOver(options.restartFrom!, plan.restartFrom)
-  return plan.restartFrom
+  if (plan.restartFrom !== undefined) {
+    seed(plan.restartFrom, options)
+    await takeOver(options.restartFrom!, plan.restartFrom)
+    return plan.restartFrom
+  }
+  const dirs = await makeSessionDirs(plan.cwd)
+  try {
+    seed(dirs, options)
+  } catch (error) {
+    releaseSessionDirs(dirs)
+    throw error
+  }
+  return dirs
+}
+
+function seed(dirs: SessionDirs, { home, files }: TestSessionOptions): void {
+  if (home) writeSeedFiles(dirs.home, home, (key) => optionPath('home', key))
+  if (files) writeSeedFiles(dirs.cwd, files, (key) => optionPath('files', key))
 }
 
 /**
