@@ -1,7 +1,8 @@
 // createTestSession: a real Pi AgentSession whose model is a playbook and whose edges are mocks, built
 // as a pipeline of named steps over one disposer stack.
 import { enterIsolation, enterSessionHome } from '../isolation/isolation.js'
-import { makeSessionDirs, removeSessionDirs, type SessionDirs } from '../isolation/session-dirs.js'
+import { writeSeedFiles } from '../isolation/seed-files.js'
+import { makeSessionDirs, releaseSessionDirs, type SessionDirs } from '../isolation/session-dirs.js'
 import { loadHttpInterception } from '../mocks/http-interceptor.js'
 import { fireSequence } from '../mocks/events.js'
 import { openMocks, type SessionMocks } from '../mocks/open.js'
@@ -31,8 +32,9 @@ import { DisposerStack } from './disposer.js'
 import { loadExtensions } from './extensions.js'
 import { sessionHandle, type TestSession } from './handle.js'
 import { trackLive } from './live-sessions.js'
-import type { TestSessionOptions } from './options.js'
+import { optionPath, type TestSessionOptions } from './options.js'
 import { planSession, type SessionPlan } from './plan.js'
+import { rememberDirs, takeOver } from './restart.js'
 import { Problems } from './problems.js'
 
 export type { TestSession } from './handle.js'
@@ -40,10 +42,10 @@ export type { TestSessionOptions } from './options.js'
 
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
   const plan = planSession(options)
-  const dirs = await makeSessionDirs(plan.cwd === undefined)
+  const dirs = await worldFor(plan, options)
   const stack = new DisposerStack()
-  stack.defer(() => removeSessionDirs(dirs))
-  const scope: SessionScope = { home: dirs.home }
+  stack.defer(() => releaseSessionDirs(dirs))
+  const scope: SessionScope = { home: dirs.home, cwd: dirs.cwd }
   // Everything the session starts, from loading its extensions on, runs in its context.
   return runInSession(scope, async () => {
     try {
@@ -56,8 +58,8 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
         { ...plan, mockTools: options.mockTools, mockUI: options.mockUI },
         { scope, recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer) },
       )
-      const cwd = plan.cwd ?? dirs.cwd!
-      pi = await startPi(plan, { cwd, agentDir: dirs.agentDir, mocks, activity }, stack)
+      const cwd = dirs.cwd
+      pi = await startPi(plan, { cwd, home: dirs.home, agentDir: dirs.agentDir, mocks, activity }, stack)
       const playbook = (activity.playbook = scriptModel(pi, { model: plan.model, recorder, problems, activity, scope }, stack))
       recorder.attach(pi)
       const settle = trackSettling(pi)
@@ -65,6 +67,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       const firedEvents = await fireSequence(plan.blocks.events?.fire_sequence ?? [], (event, payload) => emitExtensionEvent(pi, event, payload))
       const t = sessionHandle({ pi, cwd, home: dirs.home, scope, records: recorder.records, playbook, problems, mocks, firedEvents, settle, stack, activity })
       trackActivity(t, activity)
+      rememberDirs(t, dirs)
       // Ended first by its own dispose(), else by the end of its test file.
       stack.defer(trackLive(t.dispose))
       return t
@@ -72,6 +75,31 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       return stack.unwind(error)
     }
   })
+}
+
+/**
+ * The dirs the session runs over, seeded: those of the session it restarts from (which ends once the seeds
+ * are written: a refused seed leaves it as it was), else new ones.
+ */
+async function worldFor(plan: SessionPlan, options: TestSessionOptions): Promise<SessionDirs> {
+  if (plan.restartFrom !== undefined) {
+    seed(plan.restartFrom, options)
+    await takeOver(options.restartFrom!, plan.restartFrom)
+    return plan.restartFrom
+  }
+  const dirs = await makeSessionDirs(plan.cwd)
+  try {
+    seed(dirs, options)
+  } catch (error) {
+    releaseSessionDirs(dirs)
+    throw error
+  }
+  return dirs
+}
+
+function seed(dirs: SessionDirs, { home, files }: TestSessionOptions): void {
+  if (home) writeSeedFiles(dirs.home, home, (key) => optionPath('home', key))
+  if (files) writeSeedFiles(dirs.cwd, files, (key) => optionPath('files', key))
 }
 
 /**
@@ -89,7 +117,7 @@ async function enterIsolated(scope: SessionScope, dirs: SessionDirs, stack: Disp
 /** Loads the extensions and creates the real AgentSession with them, the mocked built-in tools and the spec's state. */
 async function startPi(
   plan: SessionPlan,
-  { cwd, agentDir, mocks, activity }: { cwd: string; agentDir: string; mocks: SessionMocks; activity: SessionActivity },
+  { cwd, home, agentDir, mocks, activity }: { cwd: string; home: string; agentDir: string; mocks: SessionMocks; activity: SessionActivity },
   stack: DisposerStack,
 ) {
   const { options, model, availableModels, blocks } = plan
@@ -103,7 +131,9 @@ async function startPi(
   const created = await createPiSession({
     cwd,
     agentDir,
-    freshDirs: plan.cwd === undefined,
+    // Nothing on disk yet for Pi to find: no dirs of the test's, none restarted over, nothing seeded.
+    freshDirs: plan.cwd === undefined && plan.restartFrom === undefined && !options.home && !options.files && !options.discover,
+    ...(options.discover ? { discover: { home } } : {}),
     extensions,
     model,
     ...(availableModels.length > 0 ? { availableModels } : {}),

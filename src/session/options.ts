@@ -8,6 +8,7 @@ import type { ExtensionFactory } from '../pi/types.js'
 import type { ModuleLoader } from './module-loader.js'
 import { closestName, describeReceived } from '../shared/errors.js'
 import { isCustomKeys, keystrokes, type KeyInput } from '../mocks/keys.js'
+import { seedFileProblem, type SeedFiles } from '../isolation/seed-files.js'
 
 export interface TestSessionOptions {
   /** Extension files (resolved against `root`) or inline factories `(pi) => void`. */
@@ -38,6 +39,30 @@ export interface TestSessionOptions {
   mocks?: MockBlocks
   /** What a call no mock answers does: fail the test (default), warn, or run for real (exec only; HTTP never leaves the machine). */
   unhandled?: 'error' | 'warn' | 'bypass'
+  /**
+   * Files written into the session's home before anything of its extensions runs, by path relative to the home
+   * (`.pi/agent/settings.json`): an object or array is written as JSON, a string or a Buffer as it is.
+   */
+  home?: SeedFiles
+  /** The same for the session's cwd (`src/a.ts`, `.pi/settings.json`, `AGENTS.md`); not with a `cwd` of the test's own. */
+  files?: SeedFiles
+  /**
+   * Starts over the home and cwd of an earlier session of the same test, as quitting Pi and starting it again:
+   * that session is disposed first (its `session_shutdown` fires), and its dirs are kept for this one.
+   */
+  restartFrom?: TestSessionHandle
+  /**
+   * Lets Pi discover what it discovers on start, inside the session's home and cwd only: the project's
+   * `.pi/extensions`, the agent dir's extensions, AGENTS.md, skills, prompt templates, themes. Off by default.
+   */
+  discover?: boolean
+}
+
+/** What `restartFrom` takes: a session createTestSession returned (named here to keep options free of the handle's imports). */
+export interface TestSessionHandle {
+  readonly home: string
+  readonly cwd: string
+  dispose(): Promise<void>
 }
 
 /** Throws a TypeError naming the option, what it takes and what it got, before any temp dir, mock or Pi object exists. */
@@ -66,7 +91,8 @@ export const isObject = (value: unknown): value is Record<string, unknown> =>
   Object.prototype.toString.call(value) === '[object Object]'
 export const isString = (value: unknown): value is string => typeof value === 'string'
 const isFunction = (value: unknown) => typeof value === 'function'
-const join = (path: string, key: string) => {
+/** How a message names `key` inside the option at `path`: `mockUI.confirm`, `home['.pi/agent/settings.json']`. */
+export const optionPath = (path: string, key: string) => {
   // Single quotes: the whole path is quoted in the message.
   if (!/^[A-Za-z_$][\w$]*$/.test(key)) return `${path}['${key.replace(/['\\]/g, '\\$&')}']`
   return path === '' ? key : `${path}.${key}`
@@ -87,10 +113,10 @@ function fieldProblem(value: Record<string, unknown>, checks: Readonly<Record<st
   const unknown = Object.keys(value).find((key) => !Object.hasOwn(checks, key))
   if (unknown !== undefined) {
     const closest = closestName(unknown, known)
-    const hint = closest === undefined ? `the options are ${[...known].sort().join(', ')}` : `did you mean "${join(path, closest)}"?`
-    return `unknown option "${join(path, unknown)}"; ${hint}`
+    const hint = closest === undefined ? `the options are ${[...known].sort().join(', ')}` : `did you mean "${optionPath(path, closest)}"?`
+    return `unknown option "${optionPath(path, unknown)}"; ${hint}`
   }
-  return firstProblem(known, (key) => (value[key] === undefined && !required.includes(key) ? undefined : checks[key]!(value[key], join(path, key))))
+  return firstProblem(known, (key) => (value[key] === undefined && !required.includes(key) ? undefined : checks[key]!(value[key], optionPath(path, key))))
 }
 
 /** A value `test` accepts, described as `expects` (`a boolean`) when it is not one. */
@@ -112,7 +138,7 @@ export const listOf =
 export const recordOf =
   (expects: string, entry: Check): Check =>
   (value, path) =>
-    isObject(value) ? firstProblem(Object.entries(value), ([key, v]) => entry(v, join(path, key))) : mustBe(path, expects, value)
+    isObject(value) ? firstProblem(Object.entries(value), ([key, v]) => entry(v, optionPath(path, key))) : mustBe(path, expects, value)
 
 /** An object of known keys, each with its own check. */
 export const fields =
@@ -160,6 +186,12 @@ const mockUI = fields('an object of dialog answers, or false', {
   editorText: is('a string', isString),
 })
 
+/** Seeded files: each key a path inside the dir, each value a file's content. */
+const seedFiles: Check = (value, path) =>
+  isObject(value)
+    ? firstProblem(Object.entries(value), ([key, content]) => seedFileProblem(key, content, optionPath(path, key)))
+    : mustBe(path, 'an object of file paths (relative to the dir) to contents', value)
+
 // setTimeout's largest delay: a longer one fires at once.
 const MAX_TIMEOUT_MS = 2 ** 31 - 1
 
@@ -174,6 +206,9 @@ export const OPTION_CHECKS = {
   toolExecution: oneOf(['parallel', 'sequential']),
   unhandled: oneOf(['error', 'warn', 'bypass']),
   extensionLoadTimeout: is('a positive number of milliseconds', (v) => typeof v === 'number' && v > 0 && v <= MAX_TIMEOUT_MS),
+  home: seedFiles,
+  files: seedFiles,
+  discover: is('a boolean', (v) => typeof v === 'boolean'),
 } satisfies Record<string, Check>
 
 const SESSION_OPTIONS: Record<keyof TestSessionOptions, Check> = {
@@ -190,4 +225,5 @@ const SESSION_OPTIONS: Record<keyof TestSessionOptions, Check> = {
   importModule: is('a function (absolutePath) => Promise<module>', isFunction),
   mockSpec: is('a mock spec file path (a string) or a pi.ext.mock_spec.v1 object', (v) => isString(v) || isObject(v)),
   mocks: is('an object of mock blocks (session, http, exec, tools, ui, events, model)', isObject),
+  restartFrom: is('a test session (what createTestSession returned)', (v) => isObject(v) && isString(v.home) && isFunction(v.dispose)),
 }

@@ -7,6 +7,8 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 export interface SessionScope {
   /** The session's HOME (os.homedir() in its context). */
   readonly home: string
+  /** The session's working directory (process.cwd() in its context); process.chdir() in its context moves it. */
+  cwd: string
 }
 
 interface SessionContexts {

@@ -175,14 +175,14 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     // Same names and calls; the classes differ in private members, which the compiler compares by name.
     exports: exports as unknown as PiExports,
     builtinTools: Object.fromEntries(Object.entries(toolFactories).filter(([, create]) => typeof create === 'function')) as unknown as PiAdapter['builtinTools'],
-    async modelServices(model, available, withheld) {
+    async modelServices(model, available, withheld, modelsPath) {
       if (legacyServices.AuthStorage && legacyServices.ModelRegistry) {
-        return authStorageModelServices(legacyServices as AuthStorageClasses, model, available as never, withheld) as never
+        return authStorageModelServices(legacyServices as AuthStorageClasses, model, available as never, withheld, modelsPath) as never
       }
-      // Since 0.80: credentials in memory, no models.json, no catalog refresh over the network.
+      // Since 0.80: credentials in memory, models.json only where the session has one, no catalog refresh over the network.
       const modelRuntime = await Pi.ModelRuntime.create({
         credentials: new PiAi.InMemoryCredentialStore(),
-        modelsPath: null,
+        modelsPath: modelsPath ?? null,
         allowModelNetwork: false,
         refreshOnCreate: false,
       })

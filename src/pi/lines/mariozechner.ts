@@ -50,8 +50,8 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
       find: createFindToolDefinition,
       ls: createLsToolDefinition,
     } as unknown as PiAdapter['builtinTools'],
-    async modelServices(model, available, withheld) {
-      return authStorageModelServices({ AuthStorage, ModelRegistry }, model, available, withheld)
+    async modelServices(model, available, withheld, modelsPath) {
+      return authStorageModelServices({ AuthStorage, ModelRegistry }, model, available, withheld, modelsPath)
     },
     ensureScriptedApi(api, stream) {
       if (scriptedApi !== undefined && getApiProvider(api) === scriptedApi) return
