@@ -74,6 +74,7 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
   const mockTools = { ...invocations.mocks, ...settings.mockTools }
   const instrumentation: ToolInstrumentation = {
     mockFor: (name) => (Object.hasOwn(mockTools, name) ? mockTools[name] : undefined),
+    onRan: (toolCallId) => hooks.recorder.callRan(toolCallId),
     onMocked: (toolCallId) => hooks.recorder.callMocked(toolCallId),
     // A call the test's mocks cannot answer: it fails the run whatever propagateErrors says.
     onUnanswered: (error) => hooks.report(error),

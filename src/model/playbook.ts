@@ -25,6 +25,8 @@ export interface PlaybookHooks {
   resultFor(message: ToolResultMessage): ToolResultRecord
   /** The record of a tool call (blocked or not), for `.then` callbacks. */
   callFor(toolCallId: string): ToolCallRecord | undefined
+  /** Whether the call's `execute` (or its mock) ran, rather than Pi refusing it. */
+  ran(toolCallId: string): boolean
   /** Remembers which step asked for which tool call. */
   onToolCall(toolCallId: string, step: number): void
   /** Aborts the run as the user's Esc does (an aborts() step). */
@@ -250,7 +252,7 @@ export class Playbook {
       if (!action?.onResult) continue
       this.pendingCallbacks.delete(message.toolCallId)
       try {
-        await action.onResult(this.hooks.resultFor(message), this.hooks.callFor(message.toolCallId))
+        await action.onResult(this.hooks.resultFor(message), this.hooks.callFor(message.toolCallId), this.hooks.ran(message.toolCallId))
       } catch (error) {
         if (error instanceof StepCheckFailed) throw error
         throw new Error(`calls(${JSON.stringify(action.tool)}).then(...) threw: ${messageOf(error)}`, { cause: error })

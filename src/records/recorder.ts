@@ -13,6 +13,7 @@ type Asker = Pick<ModelRequestRecord, 'by' | 'extensionPath'>
 export class Recorder {
   readonly #stepOfCall = new Map<string, number>()
   readonly #mocked = new Set<string>()
+  readonly #ran = new Set<string>()
   readonly #calls = new Map<string, ToolCallRecord>()
   readonly #decisions = new Map<string, Decision>()
   readonly #requests = new RequestLog()
@@ -36,6 +37,15 @@ export class Recorder {
 
   callAsked(toolCallId: string, step: number): void {
     this.#stepOfCall.set(toolCallId, step)
+  }
+
+  /** The call's `execute` (or its mock) began: Pi did not refuse it. */
+  callRan(toolCallId: string): void {
+    this.#ran.add(toolCallId)
+  }
+
+  ran(toolCallId: string): boolean {
+    return this.#ran.has(toolCallId)
   }
 
   /** A mock answered the call instead of the tool's own `execute`. */

@@ -81,10 +81,12 @@ function entryAt(file: string, line: number, value: unknown, first: boolean): Se
 function branchToLast(file: string, entries: LocatedEntry[]): LocatedEntry[] {
   const byId = new Map(entries.map((located) => [located.entry.id, located]))
   const branch: LocatedEntry[] = []
+  const seen = new Set<LocatedEntry>()
   let current = entries.at(-1)
   while (current) {
-    if (branch.includes(current)) throw new SessionFileError(file, current.line, 'the entries\' parentIds make a cycle')
+    if (seen.has(current)) throw new SessionFileError(file, current.line, 'the entries\' parentIds make a cycle')
     branch.push(current)
+    seen.add(current)
     const parentId = current.entry.parentId
     if (parentId === null || parentId === undefined) break
     const parent = byId.get(parentId)

@@ -141,6 +141,7 @@ function scriptModel(
       recorder.modelRequest(step, context, by === 'agent' && !pi.extensionRunner.hasHandlers('context'), { by, ...(extensionPath === undefined ? {} : { extensionPath }) }),
     resultFor: (message) => recorder.resultRecord(message.toolCallId, message.toolName, message.content, message.isError, message.details),
     callFor: (toolCallId) => recorder.callRecord(toolCallId),
+    ran: (toolCallId) => recorder.ran(toolCallId),
     onToolCall: (toolCallId, step) => recorder.callAsked(toolCallId, step),
     abort: () => pressEscape(pi),
     report: (error) => problems.report(error),
