@@ -38,6 +38,8 @@ describe('createTestSession checks its options', () => {
     [{ systemPrompt: null }, 'option "systemPrompt" must be a string, got null'],
     [{ root: 42 }, 'option "root" must be a directory path (a string), got 42 (a number)'],
     [{ cwd: {} }, 'option "cwd" must be a directory path (a string), got {} (an object)'],
+    [{ cwd: 'no/such/dir' }, 'option "cwd" must be a directory that exists, got "no/such/dir", which does not exist'],
+    [{ cwd: 'package.json' }, 'option "cwd" must be a directory that exists, got "package.json", which is a file'],
     [{ importModule: 'vite' }, 'option "importModule" must be a function (absolutePath) => Promise<module>, got "vite" (a string)'],
     [{ mockSpec: 42 }, 'option "mockSpec" must be a mock spec file path (a string) or a pi.ext.mock_spec.v1 object, got 42 (a number)'],
     [{ mocks: [] }, 'option "mocks" must be an object of mock blocks (session, http, exec, tools, ui, events, model), got [] (an array)'],

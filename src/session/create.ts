@@ -120,7 +120,7 @@ async function startPi(
   if (created.loadErrors.length > 0) {
     throw new Error(`Extension failed to load:\n${created.loadErrors.map((e) => `  ${e.path}: ${e.error}`).join('\n')}`)
   }
-  mocks.checkToolsExist(created.extensionTools)
+  mocks.checkToolsExist(created.extensionTools, options.tools)
   if (options.toolExecution) pi.agent.toolExecution = options.toolExecution
   return pi
 }
