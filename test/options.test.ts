@@ -23,6 +23,8 @@ describe('createTestSession checks its options', () => {
     [{ mockUI: { select: [0, true] } }, `option "mockUI.select[1]" must be an option's text or index, or TIMEOUT, got true (a boolean)`],
     [{ mockUI: { confrim: true } }, 'unknown option "mockUI.confrim"; did you mean "mockUI.confirm"?'],
     [{ mockUI: { strict: 'yes' } }, 'option "mockUI.strict" must be a boolean, got "yes" (a string)'],
+    [{ mockUI: { custom: { keys: [], rows: NaN } } }, 'option "mockUI.custom.rows" must be a whole number of character cells (1 or more), got NaN (a number)'],
+    [{ mockUI: { custom: { keys: [], columns: -Infinity } } }, 'option "mockUI.custom.columns" must be a whole number of character cells (1 or more), got -Infinity (a number)'],
     [{ mockUI: true }, 'option "mockUI" must be an object of dialog answers, or false, got true (a boolean)'],
     [{ tools: 'bash' }, 'option "tools" must be an array of tool names, got "bash" (a string)'],
     [{ tools: ['bash', 1] }, 'option "tools[1]" must be a tool name (a string), got 1 (a number)'],

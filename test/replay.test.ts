@@ -153,6 +153,14 @@ describe('the file, as replay reads it', () => {
     expect(() => replay(path())).toThrow(message)
   })
 
+  it('reads a file an editor saved with a byte order mark, and writes one elsewhere visibly in the error', () => {
+    const path = sessionFile('bom.jsonl', [HEADER, user('hi'), answers])
+    writeFileSync(path, `\uFEFF${readFileSync(path, 'utf8')}`)
+    expect(replay(path).turns.map((turn) => turn.prompt)).toEqual(['hi'])
+    const inside = sessionFile('bom-inside.jsonl', [HEADER, `\uFEFF${JSON.stringify({ id: 'e1', parentId: null, timestamp: HEADER.timestamp, ...user('hi') })}`])
+    expect(() => replay(inside)).toThrow(/bom-inside\.jsonl:2: not JSON \(.*\\uFEFF.*\): a Pi session file has one JSON object per line/)
+  })
+
   it.each([
     ['a compaction', { type: 'compaction', summary: 's', firstKeptEntryId: 'e1', tokensBefore: 1 }, /compact\.jsonl:3: a compaction entry: replay does not replay Pi's summaries/],
     ['an answer cut at the token limit', { type: 'message', message: { role: 'assistant', content: [], stopReason: 'length' } }, /compact\.jsonl:3: the assistant message ended with stop reason "length"/],
