@@ -24,6 +24,7 @@ import {
 import type { AgentSession, Model } from '../pi/types.js'
 import { Recorder } from '../records/recorder.js'
 import { SessionRecords, type ExtensionErrorRecord } from '../records/records.js'
+import { plainLine, timelineText } from '../records/timeline.js'
 import { runInSession, type SessionScope } from '../shared/session-context.js'
 import { within } from '../shared/within.js'
 import { SessionActivity, trackActivity } from './activity.js'
@@ -146,6 +147,7 @@ function scriptModel(
     abort: () => pressEscape(pi),
     report: (error) => problems.report(error),
     stillQueued: watchQueuedMessages(pi, running),
+    timeline: () => timelineText(recorder.records, plainLine),
   })
   replaceModel(pi, (context, signal) => playbook.answer(context, signal))
   stack.defer(
