@@ -69,6 +69,25 @@ describe('snapshot serializer', () => {
     `)
   })
 
+  it('normalises what a model request sent, read on its own', async () => {
+    t = await createTestSession()
+    await t.run(when('hi', [says('hello')]))
+    expect(t.events.modelRequests[0]!.messages).toMatchInlineSnapshot(`
+      [
+        {
+          "content": [
+            {
+              "text": "hi",
+              "type": "text",
+            },
+          ],
+          "role": "user",
+          "timestamp": "<TIME>",
+        },
+      ]
+    `)
+  })
+
   it('normalises temp dirs of a session in any string', () => {
     const text = 'saved under ' + join(tmpdir(), 'pi-harness-Qw12er', 'session-home-AbC123', '.pi')
     expect({ text, cwd: join(tmpdir(), 'pi-harness-Qw12er', 'session-cwd-AbC123', 'a'), home: join(tmpdir(), 'pi-harness-Qw12er', 'file-home-xYz789') })

@@ -4,6 +4,7 @@ import { watchToolCallDecisions } from '../pi/index.js'
 import type { AgentSession, Context } from '../pi/types.js'
 import { messageOf } from '../shared/errors.js'
 import { originOf } from './handler-errors.js'
+import { harnessMade } from './harness-made.js'
 import { textOf, type ExtensionErrorRecord, type ModelRequestRecord, type SessionRecords, type ToolCallRecord, type ToolContent, type ToolResultRecord } from './records.js'
 import { messagesOf, RequestLog, type RequestMessages } from './request-log.js'
 
@@ -113,7 +114,8 @@ function requestRecord(step: number, systemPrompt: string, chunk: RequestMessage
     ...asker,
     systemPrompt,
     get messages() {
-      return messagesOf(chunk)
+      // Rebuilt on each read: marked, so that a snapshot of it normalises as the record's own does.
+      return harnessMade(messagesOf(chunk))
     },
     tools,
   }
