@@ -48,7 +48,7 @@ describe('a run that goes wrong', () => {
       ],
     })
     const error = (await t.command('both').catch((thrown: unknown) => thrown)) as Error
-    expect(error.message).toMatch(/^2 problems:\n1\. .*git status[^]*\n2\. .*npm test/)
+    expect(error.message).toMatch(/^2 problems:\n\n1\. .*git status[^]*\n\n2\. .*npm test/)
     expect(error.message.split('git status')).toHaveLength(2)
     // Nothing for a reporter to print a second time.
     expect(error.cause).toBeUndefined()

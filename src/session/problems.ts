@@ -20,9 +20,8 @@ export class SeveralProblems extends Error {
   declare readonly problems: readonly Error[]
 
   constructor(problems: readonly Error[]) {
-    // Continuation lines under their number, so that each problem reads as one item.
-    const items = problems.map((problem, index) => `${index + 1}. ${problem.message.replaceAll('\n', `\n${' '.repeat(String(index + 1).length + 2)}`)}`)
-    super(`${problems.length} problems:\n${items.join('\n')}`)
+    // Each message as it is (a test may look for one in it), a blank line between them.
+    super(`${problems.length} problems:\n\n${problems.map((problem, index) => `${index + 1}. ${problem.message}`).join('\n\n')}`)
     Object.defineProperty(this, 'problems', { value: problems, enumerable: false })
   }
 }
