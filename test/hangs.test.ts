@@ -48,6 +48,13 @@ describe('what a busy session is running, as a timed-out test names it', () => {
     await t.dispose()
   })
 
+  it("names a command's handler that has not returned", async () => {
+    const t = await createBareSession({ extensions: [(pi) => pi.registerCommand('deploy', { description: 'hangs', handler: neverSettles })] })
+    void t.command('deploy').catch(() => {})
+    await expect.poll(() => describeRunning(t)).toBe('command("deploy"), turn 1 ("/deploy"), before playbook step 1: the "/deploy command" handler of <inline:1> had not finished')
+    await t.dispose()
+  })
+
   it('names the model request that waits for a calls(...).then callback', async () => {
     const t = await createBareSession({ mockTools: { bash: 'ran' } })
     void t.run(when('go', [calls('bash', { command: 'ls' }).then(neverSettles), says('done')])).catch(() => {})

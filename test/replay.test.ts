@@ -80,6 +80,21 @@ describe.each(['0.73', '1.x'])('a session recorded on Pi %s', (line) => {
       ].join('\n'),
     )
   })
+
+  it('fails when a call that ran is refused now: its tool is gone and its mock left out', async () => {
+    const { lookup: _left, ...mockTools } = replay(file).mockTools
+    // Without the extension that registered it, Pi answers "Tool lookup not found" without running anything.
+    const t = await createTestSession({ mockTools, propagateErrors: false })
+    const assistantLine = line === '0.73' ? 5 : 6
+    await expect(t.run(...replay(file).turns)).rejects.toThrow(
+      [
+        `Replay differs from the recording at turn 1 ("Clean the build and tell me what is stale"), step 1 (${file}:${assistantLine}): call toolu_01Kq7LookupBuild lookup({"key":"build"})`,
+        `  recorded: it ran and returned "build: stale since Monday" (line ${assistantLine + 2})`,
+        '  now: Pi did not run it (a tool missing, arguments it rejects): "Tool lookup not found"',
+        'Pi refuses the call now: is "lookup" still registered with these arguments? Keep its mock (cassette.mockTools), or record the session anew.',
+      ].join('\n'),
+    )
+  })
 })
 
 describe('a call blocked now with another reason than the recorded one', () => {
@@ -173,6 +188,14 @@ describe('the file, as replay reads it', () => {
     expect(() => replay(path())).toThrow(message)
   })
 
+  it('reads a file an editor saved with a byte order mark, and writes one elsewhere visibly in the error', () => {
+    const path = sessionFile('bom.jsonl', [HEADER, user('hi'), answers])
+    writeFileSync(path, `\uFEFF${readFileSync(path, 'utf8')}`)
+    expect(replay(path).turns.map((turn) => turn.prompt)).toEqual(['hi'])
+    const inside = sessionFile('bom-inside.jsonl', [HEADER, `\uFEFF${JSON.stringify({ id: 'e1', parentId: null, timestamp: HEADER.timestamp, ...user('hi') })}`])
+    expect(() => replay(inside)).toThrow(/bom-inside\.jsonl:2: not JSON \(.*\\uFEFF.*\): a Pi session file has one JSON object per line/)
+  })
+
   it.each([
     ['a compaction', { type: 'compaction', summary: 's', firstKeptEntryId: 'e1', tokensBefore: 1 }, /compact\.jsonl:3: a compaction entry: replay does not replay Pi's summaries/],
     ['an answer cut at the token limit', { type: 'message', message: { role: 'assistant', content: [], stopReason: 'length' } }, /compact\.jsonl:3: the assistant message ended with stop reason "length"/],
@@ -190,5 +213,27 @@ describe('the file, as replay reads it', () => {
     const path = sessionFile('branch.jsonl', [HEADER, user('first'), answers, { ...user('second'), parentId: 'e1' }, { ...answers, parentId: 'e3' }])
     // e3 hangs off e1 (the first prompt): the branch is first prompt → second prompt → answer.
     expect(replay(path).turns.map((turn) => [turn.prompt, turn.actions.length])).toEqual([['first', 0], ['second', 1]])
+  })
+
+  it('reads a long session with work that grows as the file does, not as its square', () => {
+    const turns = Array.from({ length: 1000 }, (_, n) => [user(`turn ${n}`), asks(`c${n}`), result(`c${n}`), answers]).flat()
+    const path = sessionFile('long.jsonl', [HEADER, ...turns])
+    // The work counted: elements scanned by searches through arrays (a branch walk that searched its own path was quadratic).
+    let scanned = 0
+    const { includes, indexOf } = Array.prototype
+    const counting = <F extends (...args: never[]) => unknown>(search: F): F =>
+      function (this: unknown[], ...args: Parameters<F>) {
+        scanned += this.length
+        return search.apply(this, args)
+      } as F
+    Array.prototype.includes = counting(includes)
+    Array.prototype.indexOf = counting(indexOf)
+    try {
+      expect(replay(path).turns).toHaveLength(1000)
+    } finally {
+      Array.prototype.includes = includes
+      Array.prototype.indexOf = indexOf
+    }
+    expect(scanned).toBeLessThan(10 * turns.length)
   })
 })

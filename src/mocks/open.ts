@@ -42,7 +42,8 @@ export interface SessionMocks {
   /** Pi's own built-in tools for `cwd`, instrumented, except those an extension registered itself. */
   builtinTools(cwd: string, extensionTools: ReadonlySet<string>): ToolDefinition[]
   /** Throws when a tool mock names a tool that neither Pi nor an extension has. */
-  checkToolsExist(extensionTools: ReadonlySet<string>): void
+  /** Every tool `mockTools` and the `tools` allowlist name is a built-in or an extension's. */
+  checkToolsExist(extensionTools: ReadonlySet<string>, allowed: readonly string[] | undefined): void
   ui: ExtensionUIContext
   /** `mockUI: false`: extensions see `ctx.hasUI === false`. */
   headless: boolean
@@ -74,6 +75,7 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
   const mockTools = { ...invocations.mocks, ...settings.mockTools }
   const instrumentation: ToolInstrumentation = {
     mockFor: (name) => (Object.hasOwn(mockTools, name) ? mockTools[name] : undefined),
+    onRan: (toolCallId) => hooks.recorder.callRan(toolCallId),
     onMocked: (toolCallId) => hooks.recorder.callMocked(toolCallId),
     // A call the test's mocks cannot answer: it fails the run whatever propagateErrors says.
     onUnanswered: (error) => hooks.report(error),
@@ -112,11 +114,13 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
     },
     builtinTools: (cwd, extensionTools) =>
       BUILTIN_TOOL_NAMES.filter((name) => !extensionTools.has(name)).map((name) => instrumentTool(builtinToolDefinition(name, cwd), instrumentation)),
-    checkToolsExist(extensionTools) {
+    checkToolsExist(extensionTools, allowed) {
       const known = new Set<string>([...BUILTIN_TOOL_NAMES, ...extensionTools])
-      const unknown = Object.keys(mockTools).filter((name) => !known.has(name))
-      if (unknown.length > 0) {
-        throw new Error(`mockTools names no tool: ${unknown.map((n) => `"${n}"`).join(', ')}. Known tools: ${[...known].sort().join(', ')}`)
+      for (const [option, names] of [['mockTools', Object.keys(mockTools)], ['tools', allowed ?? []]] as const) {
+        const unknown = names.filter((name) => !known.has(name))
+        if (unknown.length > 0) {
+          throw new Error(`${option} names no tool: ${unknown.map((n) => `"${n}"`).join(', ')}. Known tools: ${[...known].sort().join(', ')}`)
+        }
       }
     },
     ui,

@@ -4,6 +4,7 @@ import { watchToolCallDecisions } from '../pi/index.js'
 import type { AgentSession, Context } from '../pi/types.js'
 import { messageOf } from '../shared/errors.js'
 import { originOf } from './handler-errors.js'
+import { harnessMade } from './harness-made.js'
 import { textOf, type ExtensionErrorRecord, type ModelRequestRecord, type SessionRecords, type ToolCallRecord, type ToolContent, type ToolResultRecord } from './records.js'
 import { messagesOf, RequestLog, type RequestMessages } from './request-log.js'
 
@@ -13,6 +14,7 @@ type Asker = Pick<ModelRequestRecord, 'by' | 'extensionPath'>
 export class Recorder {
   readonly #stepOfCall = new Map<string, number>()
   readonly #mocked = new Set<string>()
+  readonly #ran = new Set<string>()
   readonly #calls = new Map<string, ToolCallRecord>()
   readonly #decisions = new Map<string, Decision>()
   readonly #requests = new RequestLog()
@@ -36,6 +38,15 @@ export class Recorder {
 
   callAsked(toolCallId: string, step: number): void {
     this.#stepOfCall.set(toolCallId, step)
+  }
+
+  /** The call's `execute` (or its mock) began: Pi did not refuse it. */
+  callRan(toolCallId: string): void {
+    this.#ran.add(toolCallId)
+  }
+
+  ran(toolCallId: string): boolean {
+    return this.#ran.has(toolCallId)
   }
 
   /** A mock answered the call instead of the tool's own `execute`. */
@@ -103,7 +114,8 @@ function requestRecord(step: number, systemPrompt: string, chunk: RequestMessage
     ...asker,
     systemPrompt,
     get messages() {
-      return messagesOf(chunk)
+      // Rebuilt on each read: marked, so that a snapshot of it normalises as the record's own does.
+      return harnessMade(messagesOf(chunk))
     },
     tools,
   }

@@ -25,6 +25,7 @@ import {
 import type { AgentSession, Model } from '../pi/types.js'
 import { Recorder } from '../records/recorder.js'
 import { SessionRecords, type ExtensionErrorRecord } from '../records/records.js'
+import { plainLine, timelineText } from '../records/timeline.js'
 import { runInSession, type SessionScope } from '../shared/session-context.js'
 import { within } from '../shared/within.js'
 import { SessionActivity, trackActivity } from './activity.js'
@@ -150,7 +151,7 @@ async function startPi(
   if (created.loadErrors.length > 0) {
     throw new Error(`Extension failed to load:\n${created.loadErrors.map((e) => `  ${e.path}: ${e.error}`).join('\n')}`)
   }
-  mocks.checkToolsExist(created.extensionTools)
+  mocks.checkToolsExist(created.extensionTools, options.tools)
   if (options.toolExecution) pi.agent.toolExecution = options.toolExecution
   return pi
 }
@@ -171,10 +172,12 @@ function scriptModel(
       recorder.modelRequest(step, context, by === 'agent' && !pi.extensionRunner.hasHandlers('context'), { by, ...(extensionPath === undefined ? {} : { extensionPath }) }),
     resultFor: (message) => recorder.resultRecord(message.toolCallId, message.toolName, message.content, message.isError, message.details),
     callFor: (toolCallId) => recorder.callRecord(toolCallId),
+    ran: (toolCallId) => recorder.ran(toolCallId),
     onToolCall: (toolCallId, step) => recorder.callAsked(toolCallId, step),
     abort: () => pressEscape(pi),
     report: (error) => problems.report(error),
     stillQueued: watchQueuedMessages(pi, running),
+    timeline: () => timelineText(recorder.records, plainLine),
   })
   replaceModel(pi, (context, signal) => playbook.answer(context, signal))
   stack.defer(

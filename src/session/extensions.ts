@@ -75,8 +75,11 @@ function mocked(
     const mockedApi = extensionApi(api)
     const on = ((event: string, handler: Parameters<ExtensionAPI['on']>[1]) =>
       mockedApi.on(event as never, attributedHandler(handler, { extensionPath: path, event }, handlersRunning))) as ExtensionAPI['on']
+    // A command's handler runs like an event's: one that never returns is named as what was running.
+    const registerCommand: ExtensionAPI['registerCommand'] = (name, options) =>
+      mockedApi.registerCommand(name, { ...options, handler: attributedHandler(options.handler, { extensionPath: path, event: `/${name} command` }, handlersRunning) })
     try {
-      await factory({ ...mockedApi, on })
+      await factory({ ...mockedApi, on, registerCommand })
     } catch (error) {
       throw new Error(`its factory threw: ${messageOf(error)}`, { cause: error })
     }

@@ -144,7 +144,10 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
       exclusive('emit()', `emit(${JSON.stringify(eventName)})`, () =>
         inTurn(when(`emit(${JSON.stringify(eventName)})`, actions), () => emitExtensionEvent(pi, eventName, payload)),
       ),
-    abort: () => pressEscape(pi),
+    abort: () => {
+      playbook.abortedByTest()
+      pressEscape(pi)
+    },
     firedEvents,
     verify: () => problems.throwIfAny(),
     pendingMocks: () => mocks.pending(),

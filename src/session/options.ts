@@ -1,5 +1,7 @@
 // What createTestSession takes, and the check that runs before anything is created. Its checks are small
 // values (is, listOf, fields, …) that pi({ ... }) and the per-file options reuse with their own tables.
+import { statSync } from 'node:fs'
+import { resolve } from 'node:path'
 import type { MockToolHandler } from '../mocks/tools.js'
 import type { MockUIOptions } from '../mocks/ui.js'
 import type { MockBlocks } from '../mocks/spec/resolve.js'
@@ -96,6 +98,12 @@ export const optionPath = (path: string, key: string) => {
   // Single quotes: the whole path is quoted in the message.
   if (!/^[A-Za-z_$][\w$]*$/.test(key)) return `${path}['${key.replace(/['\\]/g, '\\$&')}']`
   return path === '' ? key : `${path}.${key}`
+}
+// Pi would start in it and every tool call fail there: refused before anything is created.
+function directoryProblem(value: string, path: string): string | undefined {
+  const stat = statSync(resolve(value), { throwIfNoEntry: false })
+  if (stat?.isDirectory()) return undefined
+  return `option "${path}" must be a directory that exists, got ${JSON.stringify(value)}${stat ? ', which is a file' : ', which does not exist'}`
 }
 const mustBe = (path: string, expects: string, value: unknown) => `option "${path}" must be ${expects}, got ${describeReceived(value)}`
 
@@ -217,7 +225,7 @@ const SESSION_OPTIONS: Record<keyof TestSessionOptions, Check> = {
     'an array of extension paths and factory functions',
     is('an extension path (a string) or a factory function (pi) => void', (v) => isString(v) || isFunction(v)),
   ),
-  cwd: is('a directory path (a string)', isString),
+  cwd: (value, path) => (isString(value) ? directoryProblem(value, path) : mustBe(path, 'a directory path (a string)', value)),
   mockTools: recordOf(
     'an object of tool names to mocks',
     is('a result text, a result object { content } or a handler function', (v) => isString(v) || isFunction(v) || (isObject(v) && 'content' in v)),

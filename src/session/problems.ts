@@ -7,10 +7,21 @@ export class Problems {
     this.#found.push(error)
   }
 
-  /** Throws what was reported since the last call: one problem as it is, several in one Error. */
+  /** Throws what was reported since the last call: one problem as it is, several as one numbered list. */
   throwIfAny(): void {
     const found = this.#found.splice(0)
     if (found.length === 1) throw found[0]
-    if (found.length > 1) throw new Error(found.map((e) => e.message).join('\n\n'), { cause: found })
+    if (found.length > 1) throw new SeveralProblems(found)
+  }
+}
+
+/** Several problems as one error whose message lists them, each once (no `cause` for a reporter to print again). */
+export class SeveralProblems extends Error {
+  declare readonly problems: readonly Error[]
+
+  constructor(problems: readonly Error[]) {
+    // Each message as it is (a test may look for one in it), a blank line between them.
+    super(`${problems.length} problems:\n\n${problems.map((problem, index) => `${index + 1}. ${problem.message}`).join('\n\n')}`)
+    Object.defineProperty(this, 'problems', { value: problems, enumerable: false })
   }
 }
