@@ -4,14 +4,16 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { aroundEach, onTestFinished, type TestContext } from 'vitest'
 import { describeRunning } from '../src/session/activity.js'
 import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
+import { closeLateWork, nameSession } from '../src/session/late-work.js'
 import { messageOf } from '../src/shared/errors.js'
 import { globalSlot } from '../src/shared/global-slot.js'
 import { attachSession, type EndingTest } from './attach.js'
 import { attachOptionsOf, type SessionAttachOptions } from './attach-options.js'
 import { withDefaults } from './defaults.js'
 
-/** The test whose body is running: how its sessions end, its abort signal, how many sessions it made. */
+/** The test whose body is running: its name, how its sessions end, its abort signal, how many sessions it made. */
 interface RunningTest extends Pick<TestContext, 'onTestFinished' | 'signal'> {
+  name: string
   sessions: number
 }
 
@@ -33,7 +35,7 @@ export function trackRunningTests(): void {
   // Vitest reads the fixtures a hook needs from its destructuring: these are the context's own, no fixture.
   aroundEach(async (runTest, { task, onTestFinished, signal }) => {
     const tests = runningTests.get()
-    const test: RunningTest = { onTestFinished, signal, sessions: 0 }
+    const test: RunningTest = { name: testName(task), onTestFinished, signal, sessions: 0 }
     if (!task.concurrent) {
       tests.sequential = test
       try {
@@ -51,6 +53,9 @@ export function trackRunningTests(): void {
     }
   })
 }
+
+/** `"suite > test"`, quoted, as messages name a test. */
+export const testName = (task: { name: string; fullTestName?: string }) => JSON.stringify(task.fullTestName ?? task.name)
 
 /** What `t` was doing when the test was aborted (Vitest aborts its signal when the test times out). */
 export type AbortSnapshot = () => string | undefined
@@ -115,6 +120,9 @@ export async function endSession(t: TestSession, atAbort?: AbortSnapshot, attach
   } catch (problem) {
     failures.push(problem)
   }
+  // What the session's code does from now on is the file's to report; what it did while ending is the test's.
+  const late = closeLateWork(t)
+  if (late !== undefined) failures.push(late)
   if (failures.length === 1) throw failures[0]
   if (failures.length > 1) throw new Error(failures.map(messageOf).join('\n'))
 }
@@ -130,6 +138,7 @@ export async function createTestSession(options: TestSessionOptions & SessionAtt
   const [withFile, attaching] = attachOptionsOf(withDefaults(options))
   const t = await createSession(withFile)
   const name = `session ${index} of this test (${extensionsOf(withFile)})`
+  nameSession(t, test ? `session ${index} of test ${test.name} (${extensionsOf(withFile)})` : `a session created outside a test (${extensionsOf(withFile)})`, test !== undefined)
   if (test) await refuseIfAborted(t, test.signal, name)
   const atAbort = test && watchAbort(t, test.signal, name)
   const where = { options: attaching, label: `session ${index} (${extensionsOf(withFile)})`, slug: `session-${index}` }

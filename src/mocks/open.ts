@@ -92,7 +92,7 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
   const capture = blocks.ui?.capture ?? true
   const ui = createMockUI(
     settings.mockUI === false ? false : { ...uiOptions(blocks.ui), ...settings.mockUI },
-    { record: (call) => void (capture && records.addUICall(call)), widget: (widget) => void (capture && records.widgets.push(widget)), problem: hooks.report },
+    { record: (call) => void (capture && records.addUICall(call)), widget: (widget) => void (capture && records.widgets.push(widget)), problem: hooks.report, ended: () => hooks.scope.ended },
     uiDefaults(blocks.ui),
   )
 

@@ -15,6 +15,7 @@ import {
   emitExtensionEvent,
   emitShutdown,
   extensionOnStack,
+  invalidateExtensions,
   preloadTui,
   pressEscape,
   replaceModel,
@@ -30,6 +31,7 @@ import { SessionActivity, trackActivity } from './activity.js'
 import { DisposerStack } from './disposer.js'
 import { loadExtensions } from './extensions.js'
 import { sessionHandle, type TestSession } from './handle.js'
+import { endLateWork, linkLateWork, watchLateWork } from './late-work.js'
 import { trackLive } from './live-sessions.js'
 import type { TestSessionOptions } from './options.js'
 import { planSession, type SessionPlan } from './plan.js'
@@ -57,7 +59,11 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
         { scope, recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer) },
       )
       const cwd = plan.cwd ?? dirs.cwd!
+      watchLateWork(scope, { name: 'a test session', problems, extensionPaths: () => pi?.extensionRunner.getExtensionPaths() ?? [] })
       pi = await startPi(plan, { cwd, agentDir: dirs.agentDir, mocks, activity }, stack)
+      // Before Pi's dispose, which would set its own "ctx is stale" message.
+      const started = pi
+      stack.defer(() => invalidateExtensions(started, endLateWork(scope)))
       const playbook = (activity.playbook = scriptModel(pi, { model: plan.model, recorder, problems, activity, scope }, stack))
       recorder.attach(pi)
       const settle = trackSettling(pi)
@@ -65,6 +71,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       const firedEvents = await fireSequence(plan.blocks.events?.fire_sequence ?? [], (event, payload) => emitExtensionEvent(pi, event, payload))
       const t = sessionHandle({ pi, cwd, home: dirs.home, scope, records: recorder.records, playbook, problems, mocks, firedEvents, settle, stack, activity })
       trackActivity(t, activity)
+      linkLateWork(t, scope)
       // Ended first by its own dispose(), else by the end of its test file.
       stack.defer(trackLive(t.dispose))
       return t

@@ -7,6 +7,11 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 export interface SessionScope {
   /** The session's HOME (os.homedir() in its context). */
   readonly home: string
+  /**
+   * Set when the session has ended: reports `what` of it that still ran (a timer, a model call, a dialog),
+   * with the error it threw if any and the caller's stack, and returns the Error that says so.
+   */
+  ended?: (what: string, error?: unknown, stack?: string) => Error
 }
 
 interface SessionContexts {
