@@ -12,6 +12,7 @@ import { answerHttp } from './http-routing.js'
 import type { PendingRule, UnhandledMode } from './rules.js'
 import type { MockBlocks } from './spec/resolve.js'
 import { instrumentTool, invocationMocks, type MockToolHandler, type ToolInstrumentation } from './tools.js'
+import { createRealExec } from './real-exec.js'
 import { createMockUI, uiDefaults, uiOptions, type MockUIOptions } from './ui.js'
 
 /** What the mocks are made from: the mock spec's blocks and the session's own mock options. */
@@ -34,6 +35,8 @@ export interface MockHooks {
   abortRun(): void
   /** Registers a clean-up with the session's disposer stack. */
   defer(disposer: () => unknown): void
+  /** The session's working directory, where a command run for real starts. */
+  cwd(): string
 }
 
 export interface SessionMocks {
@@ -59,10 +62,11 @@ const warn = (message: string) => console.warn(`[vitest-environment-pi] ${messag
 export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMocks {
   const { blocks, unhandled } = settings
   const { records } = hooks.recorder
-  let realExec: ExtensionAPI['exec'] | undefined
+  const realExec = createRealExec(hooks.cwd)
+  hooks.defer(() => realExec.killAll())
   const exec = createExecMock(blocks.exec ?? {}, {
     unhandled,
-    realExec: (command, args, execOptions) => realExec!(command, args, execOptions),
+    realExec: realExec.exec,
     onUnhandled: hooks.report,
     record: (call) => void records.exec.push(call),
     warn,
@@ -98,7 +102,6 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
 
   return {
     extensionApi(api) {
-      realExec ??= api.exec
       const mocked = overrideApi(api, blocks)
       return {
         ...mocked,

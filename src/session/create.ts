@@ -54,11 +54,11 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       const activity = new SessionActivity(recorder.records)
       let pi: AgentSession | undefined
       await enterIsolated(scope, dirs, stack, plan.blocks.http !== undefined)
+      const cwd = plan.cwd ?? dirs.cwd!
       const mocks = openMocks(
         { ...plan, mockTools: options.mockTools, mockUI: options.mockUI },
-        { scope, recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer) },
+        { scope, recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer), cwd: () => cwd },
       )
-      const cwd = plan.cwd ?? dirs.cwd!
       watchLateWork(scope, { name: 'a test session', problems, extensionPaths: () => pi?.extensionRunner.getExtensionPaths() ?? [] })
       pi = await startPi(plan, { cwd, agentDir: dirs.agentDir, mocks, activity }, stack)
       // Before Pi's dispose, which would set its own "ctx is stale" message.
