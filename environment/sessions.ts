@@ -144,10 +144,18 @@ export async function createTestSession(options: TestSessionOptions & SessionAtt
   const where = { options: attaching, label: `session ${index} (${extensionsOf(withFile)})`, slug: `session-${index}` }
   // A test's own onTestFinished hands its context; the one of a file's top level never runs in a test.
   const end = (context?: EndingTest) => endSession(t, atAbort, context && ((failed) => attachSession(t, context, failed, where)))
-  try {
-    ;(test?.onTestFinished ?? onTestFinished)(end)
-  } catch {
-    // Not inside a test body (a hook or the module itself): it stays live until the file ends (setup.ts).
-  }
+  endWithRunningTest(end)
   return t
+}
+
+/**
+ * Runs `end` when the test whose body is running ends, whether it passed or failed. Outside a test body (a
+ * hook or the module itself) nothing is registered: what `end` ends stays until the file ends (setup.ts).
+ */
+export function endWithRunningTest(end: (context?: EndingTest) => unknown): void {
+  try {
+    ;(currentTest()?.onTestFinished ?? onTestFinished)(end as () => void)
+  } catch {
+    // Not inside a test body.
+  }
 }
