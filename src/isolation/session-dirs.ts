@@ -29,7 +29,7 @@ export async function makeSessionDirs(withCwd: boolean): Promise<SessionDirs> {
 }
 
 /** Scheduled, not awaited: `settleTempDirs()` (awaited when a test file ends) waits for it. */
-export function removeSessionDirs({ home, cwd }: SessionDirs): void {
-  releaseTempDir(home)
-  if (cwd !== undefined) releaseTempDir(cwd)
+export function removeSessionDirs({ home, cwd }: SessionDirs, owner?: () => string): void {
+  releaseTempDir(home, owner)
+  if (cwd !== undefined) releaseTempDir(cwd, owner)
 }

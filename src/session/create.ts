@@ -31,7 +31,7 @@ import { SessionActivity, trackActivity } from './activity.js'
 import { DisposerStack } from './disposer.js'
 import { loadExtensions } from './extensions.js'
 import { sessionHandle, type TestSession } from './handle.js'
-import { endLateWork, linkLateWork, watchLateWork } from './late-work.js'
+import { endLateWork, linkLateWork, sessionName, watchLateWork } from './late-work.js'
 import { trackLive } from './live-sessions.js'
 import type { TestSessionOptions } from './options.js'
 import { planSession, type SessionPlan } from './plan.js'
@@ -44,8 +44,8 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   const plan = planSession(options)
   const dirs = await makeSessionDirs(plan.cwd === undefined)
   const stack = new DisposerStack()
-  stack.defer(() => removeSessionDirs(dirs))
   const scope: SessionScope = { home: dirs.home }
+  stack.defer(() => removeSessionDirs(dirs, () => sessionName(scope)))
   // Everything the session starts, from loading its extensions on, runs in its context.
   return runInSession(scope, async () => {
     try {

@@ -45,6 +45,11 @@ export function nameSession(t: object, name: string, watched: boolean): void {
   state.watched = watched
 }
 
+/** How messages name `scope`'s session: `session 1 of test "x" (extensions: ./a.ts)`. */
+export function sessionName(scope: SessionScope): string {
+  return watches.get().get(scope)?.name ?? 'a test session'
+}
+
 /**
  * The session's test no longer checks it: work of it that still runs is the file's to report. Returns the
  * late work reported to the test that its checks have not thrown yet (it ran while the session was ending).
@@ -71,7 +76,7 @@ function reportLateWork(scope: SessionScope, what: string, error?: unknown, stac
   const state = watches.get().get(scope)
   const where = stack ?? (error instanceof Error ? error.stack : undefined) ?? new Error().stack
   const extension = state && extensionOnStack(where, state.extensionPaths())
-  const name = state?.name ?? 'a test session'
+  const name = sessionName(scope)
   const outcome = error === undefined ? '' : messageOf(error).startsWith(name) ? ', and used its pi or ctx, which Pi refuses after the end' : `, and threw: ${messageOf(error)}`
   const late = new Error(
     `${what}${extension === undefined ? '' : ` of ${extension}`} ran after ${name} ended${outcome}. Stop it in a session_shutdown handler, or await it before the test ends.`,
