@@ -70,11 +70,25 @@ export function watchAbort(t: TestSession, signal: AbortSignal, name: string): A
     const running = describeRunning(t)
     if (running !== undefined) message = `${abortReason(signal)} while ${name} was in ${running}.`
   }
-  signal.addEventListener('abort', snapshot, { once: true })
+  const watchers = abortWatchers(signal)
+  watchers.add(snapshot)
   return () => {
-    signal.removeEventListener('abort', snapshot)
+    watchers.delete(snapshot)
     return message
   }
+}
+
+// One 'abort' listener per test, however many sessions it has: an eleventh listener on one signal makes
+// Node print a MaxListenersExceededWarning.
+const watchersOf = new WeakMap<AbortSignal, Set<() => void>>()
+function abortWatchers(signal: AbortSignal): Set<() => void> {
+  let watchers = watchersOf.get(signal)
+  if (watchers === undefined) {
+    const all = (watchers = new Set())
+    watchersOf.set(signal, all)
+    signal.addEventListener('abort', () => all.forEach((snapshot) => snapshot()), { once: true })
+  }
+  return watchers
 }
 
 /**
