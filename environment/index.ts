@@ -4,6 +4,7 @@ import { environment } from './environment.js'
 
 export default environment
 export { createTestSession } from './sessions.js'
+export { createMockPi } from './mock-pi.js'
 export { test, type PiFixtures } from './fixture.js'
 export type { PiEnvironmentOptions } from './defaults.js'
 export type { AttachMode, SessionAttachOptions } from './attach-options.js'
@@ -23,7 +24,6 @@ export {
   when,
   replay,
   TIMEOUT,
-  createMockPi,
   type Action,
   type Turn,
   type Cassette,
@@ -38,6 +38,7 @@ export {
   type MockToolHandler,
   type MockToolResult,
   type MockPi,
+  type MockPiOptions,
   type MockPiCall,
   type MockPiResponder,
   type MockPiResponse,

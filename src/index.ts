@@ -20,7 +20,7 @@ export type {
   UICallRecord,
   WidgetRecord,
 } from './records/records.js'
-export { createMockPi, type MockPi, type MockPiCall, type MockPiResponder, type MockPiResponse } from './project/mock-pi.js'
+export { createMockPi, type MockPi, type MockPiCall, type MockPiOptions, type MockPiResponder, type MockPiResponse } from './project/mock-pi.js'
 export { verifySandboxInstall, runProjectScript } from './project/on-demand.js'
 export { SandboxError, SANDBOX_STEPS, type SandboxStep } from './project/sandbox-steps.js'
 export type { SandboxOptions, SandboxResult, SandboxExpect, SandboxSmoke, SandboxLoaded, SandboxStepEvent } from './project/sandbox.js'

@@ -9,6 +9,7 @@ import { builtinExportsChanged, syncBuiltinExports } from '../shared/builtin-exp
 import { setEnv } from '../shared/env.js'
 import { globalSlot } from '../shared/global-slot.js'
 import { aliveSessions, currentSession, markAlive, type SessionScope } from '../shared/session-context.js'
+import { guardLateTimers } from './late-timers.js'
 import { guardNetwork } from './network-guard.js'
 import { releaseTempDir, takeTempDirSync } from './temp-dirs.js'
 
@@ -68,6 +69,7 @@ function openIsolation(): ActiveIsolation {
   syncBuiltinExports()
   // Installed here, not per session: sessions route through it.
   const releaseHttp = interceptAllHttp()
+  guardLateTimers()
   const entry: ActiveIsolation = {
     isolation: { home, agentDir },
     users: 0,

@@ -42,9 +42,12 @@ export function shareSessionDirs(dirs: SessionDirs): void {
   dirs.users++
 }
 
-/** A session lets go of `dirs`; the last removes them, scheduled, not awaited: `settleTempDirs()` waits for it. */
-export function releaseSessionDirs(dirs: SessionDirs): void {
+/**
+ * A session lets go of `dirs`; the last removes them, scheduled, not awaited: `settleTempDirs()` (awaited when
+ * a test file ends) waits for it. `owner` names the session in a report of a dir that cannot be removed.
+ */
+export function releaseSessionDirs(dirs: SessionDirs, owner?: () => string): void {
   if (dirs.users <= 0 || --dirs.users > 0) return
-  releaseTempDir(dirs.home)
-  if (dirs.ownsCwd) releaseTempDir(dirs.cwd)
+  releaseTempDir(dirs.home, owner)
+  if (dirs.ownsCwd) releaseTempDir(dirs.cwd, owner)
 }

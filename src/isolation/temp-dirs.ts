@@ -7,7 +7,7 @@
 // Every dir lives in one dir of the process's own under the OS temp dir, `<tmp>/pi-harness-XXXXXX`. A dir
 // being made on libuv's threads when the process exits may be made after the exit hook ran (queued work
 // still runs): in a parent the hook has removed, making it fails instead of leaving it behind.
-import { existsSync, mkdir, mkdirSync, mkdtempSync, rm, rmdir, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdir, mkdirSync, mkdtempSync, readdirSync, rm, rmdir, rmSync } from 'node:fs'
 import { randomUUID } from 'node:crypto'
 import { rmdir as rmdirNow } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -93,18 +93,37 @@ export function takeTempDirSync(prefix: string): string {
   return handOut(root ?? makeNow(prefix, base), prefix, base)
 }
 
-/** Removes `root` in the background: one rmdir when nothing was written in it, else a recursive removal. */
-export function releaseTempDir(root: string): void {
+/**
+ * Removes `root` in the background: one rmdir when nothing was written in it, else a recursive removal. A
+ * dir in it that was made unreadable (`chmod 000`) gets its permissions back first; what still cannot be
+ * removed is reported by the next settleTempDirs(), naming `owner` (whose dir it was) when given.
+ */
+export function releaseTempDir(root: string, owner?: () => string): void {
   const { failures } = state.get()
+  const removeAll = (then: (failed: Error | null) => void) => rm(root, { recursive: true, force: true }, then)
   inBackground((done) =>
     rmdir(root, (error) => {
       if (error === null) return done()
-      rm(root, { recursive: true, force: true }, (failed) => {
-        if (failed !== null) failures.push(`${root}: ${messageOf(failed)}`)
-        done()
+      removeAll((failed) => {
+        if (failed === null) return done()
+        restoreAccess(root)
+        removeAll((again) => {
+          if (again !== null) failures.push(`${root}${owner ? ` (${owner()})` : ''}: ${messageOf(again)}`)
+          done()
+        })
       })
     }),
   )
+}
+
+/** Gives the owner read, write and search permission on `dir` and every dir in it, so they can be emptied. */
+function restoreAccess(dir: string): void {
+  try {
+    chmodSync(dir, 0o700)
+    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) restoreAccess(join(dir, entry.name))
+  } catch {
+    // What cannot be reached is reported when its removal fails again.
+  }
 }
 
 /**

@@ -12,6 +12,7 @@ import { answerHttp } from './http-routing.js'
 import type { PendingRule, UnhandledMode } from './rules.js'
 import type { MockBlocks } from './spec/resolve.js'
 import { instrumentTool, invocationMocks, type MockToolHandler, type ToolInstrumentation } from './tools.js'
+import { createRealExec } from './real-exec.js'
 import { createMockUI, uiDefaults, uiOptions, type MockUIOptions } from './ui.js'
 
 /** What the mocks are made from: the mock spec's blocks and the session's own mock options. */
@@ -34,6 +35,8 @@ export interface MockHooks {
   abortRun(): void
   /** Registers a clean-up with the session's disposer stack. */
   defer(disposer: () => unknown): void
+  /** The session's working directory, where a command run for real starts. */
+  cwd(): string
 }
 
 export interface SessionMocks {
@@ -60,10 +63,11 @@ const warn = (message: string) => console.warn(`[vitest-environment-pi] ${messag
 export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMocks {
   const { blocks, unhandled } = settings
   const { records } = hooks.recorder
-  let realExec: ExtensionAPI['exec'] | undefined
+  const realExec = createRealExec(hooks.cwd)
+  hooks.defer(() => realExec.killAll())
   const exec = createExecMock(blocks.exec ?? {}, {
     unhandled,
-    realExec: (command, args, execOptions) => realExec!(command, args, execOptions),
+    realExec: realExec.exec,
     onUnhandled: hooks.report,
     record: (call) => void records.exec.push(call),
     warn,
@@ -94,13 +98,12 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
   const capture = blocks.ui?.capture ?? true
   const ui = createMockUI(
     settings.mockUI === false ? false : { ...uiOptions(blocks.ui), ...settings.mockUI },
-    { record: (call) => void (capture && records.addUICall(call)), widget: (widget) => void (capture && records.widgets.push(widget)), problem: hooks.report },
+    { record: (call) => void (capture && records.addUICall(call)), widget: (widget) => void (capture && records.widgets.push(widget)), problem: hooks.report, ended: () => hooks.scope.ended },
     uiDefaults(blocks.ui),
   )
 
   return {
     extensionApi(api) {
-      realExec ??= api.exec
       const mocked = overrideApi(api, blocks)
       return {
         ...mocked,

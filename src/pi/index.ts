@@ -25,6 +25,6 @@ export { SCRIPTED_MODEL, createPiSession, type PiSessionOptions, type PiSessionR
 export { replaceModel, createMessageStream, watchToolCallDecisions, trackSettling, pressEscape, watchQueuedMessages, type ToolCallDecision } from './agent.js'
 export { answerExtensionModelCalls, type ExtensionModelCall } from './scripted-api.js'
 export { askedByPi, extensionOnStack } from './caller.js'
-export { bindSession, emitShutdown, emitExtensionEvent, type UIBinding } from './extensions.js'
+export { bindSession, emitShutdown, emitExtensionEvent, invalidateExtensions, type UIBinding } from './extensions.js'
 export { saveSessionFile, exportSessionPage } from './session-files.js'
 export { openScreen, preloadTui, screenNow, type ComponentScreen, type Frame, type MountOptions, type ScreenSize } from './tui.js'

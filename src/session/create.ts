@@ -16,6 +16,7 @@ import {
   emitExtensionEvent,
   emitShutdown,
   extensionOnStack,
+  invalidateExtensions,
   preloadTui,
   pressEscape,
   replaceModel,
@@ -32,6 +33,7 @@ import { SessionActivity, trackActivity } from './activity.js'
 import { DisposerStack } from './disposer.js'
 import { loadExtensions } from './extensions.js'
 import { sessionHandle, type TestSession } from './handle.js'
+import { endLateWork, linkLateWork, sessionName, watchLateWork } from './late-work.js'
 import { trackLive } from './live-sessions.js'
 import { optionPath, type TestSessionOptions } from './options.js'
 import { planSession, type SessionPlan } from './plan.js'
@@ -45,8 +47,8 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   const plan = planSession(options)
   const dirs = await worldFor(plan, options)
   const stack = new DisposerStack()
-  stack.defer(() => releaseSessionDirs(dirs))
   const scope: SessionScope = { home: dirs.home, cwd: dirs.cwd }
+  stack.defer(() => releaseSessionDirs(dirs, () => sessionName(scope)))
   // Everything the session starts, from loading its extensions on, runs in its context.
   return runInSession(scope, async () => {
     try {
@@ -55,12 +57,16 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       const activity = new SessionActivity(recorder.records)
       let pi: AgentSession | undefined
       await enterIsolated(scope, dirs, stack, plan.blocks.http !== undefined)
+      const cwd = dirs.cwd
       const mocks = openMocks(
         { ...plan, mockTools: options.mockTools, mockUI: options.mockUI },
-        { scope, recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer) },
+        { scope, recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer), cwd: () => cwd },
       )
-      const cwd = dirs.cwd
+      watchLateWork(scope, { name: 'a test session', problems, extensionPaths: () => pi?.extensionRunner.getExtensionPaths() ?? [] })
       pi = await startPi(plan, { cwd, home: dirs.home, agentDir: dirs.agentDir, mocks, activity }, stack)
+      // Before Pi's dispose, which would set its own "ctx is stale" message.
+      const started = pi
+      stack.defer(() => invalidateExtensions(started, endLateWork(scope)))
       const playbook = (activity.playbook = scriptModel(pi, { model: plan.model, recorder, problems, activity, scope }, stack))
       recorder.attach(pi)
       const settle = trackSettling(pi)
@@ -69,6 +75,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       const t = sessionHandle({ pi, cwd, home: dirs.home, scope, records: recorder.records, playbook, problems, mocks, firedEvents, settle, stack, activity })
       trackActivity(t, activity)
       rememberDirs(t, dirs)
+      linkLateWork(t, scope)
       // Ended first by its own dispose(), else by the end of its test file.
       stack.defer(trackLive(t.dispose))
       return t

@@ -7,6 +7,13 @@ export class Problems {
     this.#found.push(error)
   }
 
+  /** Takes `error` back if it was reported and not thrown yet; says whether it was. */
+  withdraw(error: Error): boolean {
+    const at = this.#found.indexOf(error)
+    if (at >= 0) this.#found.splice(at, 1)
+    return at >= 0
+  }
+
   /** Throws what was reported since the last call: one problem as it is, several as one numbered list. */
   throwIfAny(): void {
     const found = this.#found.splice(0)

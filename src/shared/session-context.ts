@@ -9,6 +9,11 @@ export interface SessionScope {
   readonly home: string
   /** The session's working directory (process.cwd() in its context); process.chdir() in its context moves it. */
   cwd: string
+  /**
+   * Set when the session has ended: reports `what` of it that still ran (a timer, a model call, a dialog),
+   * with the error it threw if any and the caller's stack, and returns the Error that says so.
+   */
+  ended?: (what: string, error?: unknown, stack?: string) => Error
 }
 
 interface SessionContexts {
