@@ -11,7 +11,7 @@ export { SESSION_ANNOTATION } from './attach.js'
 export type { PiSandboxConfig, PiGlobalSetupOptions, ProvidedScripts, ProvidedSandbox } from './provided.js'
 export { piSerializer } from './serializer.js'
 export { auditGuard } from './audit.js'
-export type { PiMatchers, ExpectedToolResult, TextMatcher, DialogMethod, ExpectedDialog, NotifyLevel } from '../matchers/index.js'
+export type { PiMatchers, AuditExpectation, ExpectedToolResult, TextMatcher, DialogMethod, ExpectedDialog, NotifyLevel } from '../matchers/index.js'
 export {
   calls,
   says,

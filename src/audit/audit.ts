@@ -115,11 +115,17 @@ async function runGroup(
     const session = t
     return entries.map((entry, index) => readOutcome(entry, session, marks, index, ranWith))
   } catch (error) {
-    const running = entries[Math.max(0, Math.min(marks.length - 1, entries.length - 1))]!
-    throw new Error(`auditGuard: the session for category "${category.id}" failed at entry ${running.id} (${running.call.tool}: ${callText(running.call)}): ${messageOf(error)}`, { cause: error })
+    throw new Error(`auditGuard: the session for category "${category.id}" failed ${progress(entries, marks)}: ${messageOf(error)}`, { cause: error })
   } finally {
     await t?.dispose()
   }
+}
+
+/** How far the session got: how many calls reached the guard, and which came last. */
+function progress(entries: Planned[], marks: Mark[]): string {
+  const last = entries[marks.length - 1]
+  if (!last) return `before any of its ${entries.length} call(s) reached the guard`
+  return `after ${marks.length} of its ${entries.length} call(s) reached the guard (the last: ${last.id}, ${last.call.tool}: ${callText(last.call)})`
 }
 
 interface Mark {
