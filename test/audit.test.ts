@@ -23,13 +23,13 @@ const blocksEverything = (pi: ExtensionAPI) => {
 const allowsEverything = (_pi: ExtensionAPI) => {}
 const crashes = (pi: ExtensionAPI) => {
   pi.on('tool_call', (event) => {
-    if (String(event.input.command ?? '').includes('sudo')) throw new TypeError('cannot read properties of undefined')
+    if (JSON.stringify(event.input).includes('sudo')) throw new TypeError('cannot read properties of undefined')
     return { block: true, reason: 'blocked' }
   })
 }
 const asks = (pi: ExtensionAPI) => {
   pi.on('tool_call', async (event, ctx) => {
-    if (!(await ctx.ui.confirm('Allow?', String(event.input.command)))) return { block: true, reason: 'Blocked by the user' }
+    if (!(await ctx.ui.confirm('Allow?', JSON.stringify(event.input)))) return { block: true, reason: 'Blocked by the user' }
     return undefined
   })
 }
