@@ -107,6 +107,8 @@ async function runGroup(
       extensions: [mark, ...extensions],
       // A crash must become an outcome, not end the run.
       propagateErrors: false,
+      // Pi decides on a message's calls in turn either way; the mocks then run in turn too, instead of all at once.
+      toolExecution: 'sequential',
       mockTools: Object.fromEntries(tools.map((tool) => [tool, mock])),
       ...(tools.every((tool) => PI_DEFAULT_TOOLS.includes(tool)) ? {} : { tools: [...new Set([...PI_DEFAULT_TOOLS, ...tools])] }),
     })
