@@ -3,19 +3,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { stripVTControlCharacters } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
 import { auditGuard, CorpusError, defaultCorpus, extendCorpus, loadCorpusFile, type AuditCorpus } from '../environment/index.js'
-
-function failureOf(assertion: () => void): string {
-  try {
-    assertion()
-  } catch (error) {
-    return stripVTControlCharacters((error as Error).message)
-  }
-  return expect.unreachable('the assertion passed')
-}
+import { failureOf } from './support/failure-of.js'
 
 const blocksEverything = (pi: ExtensionAPI) => {
   pi.on('tool_call', () => ({ block: true, reason: 'nothing runs here' }))
