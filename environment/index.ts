@@ -11,7 +11,8 @@ export type { AttachMode, SessionAttachOptions } from './attach-options.js'
 export { SESSION_ANNOTATION } from './attach.js'
 export type { PiSandboxConfig, PiGlobalSetupOptions, ProvidedScripts, ProvidedSandbox } from './provided.js'
 export { piSerializer } from './serializer.js'
-export type { PiMatchers, ExpectedToolResult, TextMatcher, DialogMethod, ExpectedDialog, NotifyLevel } from '../matchers/index.js'
+export { auditGuard } from './audit.js'
+export type { PiMatchers, AuditExpectation, ExpectedToolResult, TextMatcher, DialogMethod, ExpectedDialog, NotifyLevel } from '../matchers/index.js'
 export {
   calls,
   says,
@@ -62,6 +63,22 @@ export {
   runProjectScript,
   type ProjectScript,
   type ProjectScriptResult,
+  defaultCorpus,
+  extendCorpus,
+  loadCorpusFile,
+  CorpusError,
+  type AuditGuardOptions,
+  type AuditCorpus,
+  type AuditCategory,
+  type AuditCall,
+  type DangerousEntry,
+  type BenignEntry,
+  type CorpusAdditions,
+  type AuditResult,
+  type AuditedEntry,
+  type AuditOutcome,
+  type AuditDialog,
+  type AuditCategorySummary,
 } from '../src/index.js'
 
 declare module 'vitest' {
