@@ -137,12 +137,9 @@ main(process.argv.slice(2)).then(
     process.exitCode = code
   },
   (error: unknown) => {
-    if (error instanceof CliError) {
-      console.error(`vitest-environment-pi: ${error.message}`)
-      process.exitCode = error.exitCode
-    } else {
-      console.error(error)
-      process.exitCode = EXIT.failed
-    }
+    // What went wrong, in the words of whoever found it; the stack only when asked for.
+    console.error(`vitest-environment-pi: ${error instanceof Error ? error.message : String(error)}`)
+    if (process.env.DEBUG && error instanceof Error) console.error(error.stack)
+    process.exitCode = error instanceof CliError ? error.exitCode : EXIT.failed
   },
 )

@@ -15,7 +15,7 @@ export interface ExtensionProject {
   readonly esm: boolean
   /** A tsconfig.json, TypeScript among the dependencies, or a .ts extension. */
   readonly typescript: boolean
-  /** The Pi line package.json names (dependencies of any kind), if it names one. */
+  /** The Pi line package.json names (dependencies of any kind), if it names one and only one. */
   readonly declaredPi: string | undefined
 }
 
@@ -49,7 +49,8 @@ export function readProject(dir: string): ExtensionProject {
   }
   if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) throw new CliError(`${manifestFile}:1: not a package manifest (a JSON object)`)
   const deps = dependencyNames(manifest)
-  const declaredPi = PI_SCOPES.map((scope) => `${scope}/pi-coding-agent`).find((name) => deps.includes(name))
+  const declared = PI_SCOPES.map((scope) => `${scope}/pi-coding-agent`).filter((name) => deps.includes(name))
+  const declaredPi = declared.length === 1 ? declared[0] : undefined
   const listed = Array.isArray(manifest.pi?.extensions) ? (manifest.pi.extensions as unknown[]) : []
   const typescript =
     existsSync(join(dir, 'tsconfig.json')) ||
