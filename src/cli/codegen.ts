@@ -25,9 +25,9 @@ export interface CodegenOptions {
 export async function codegen({ dir, session, extension, out, flags, force, log }: CodegenOptions): Promise<number> {
   if (!existsSync(session)) throw new CliError(`${session}: no such session file`, EXIT.usage)
   const project = readProject(dir)
-  const ext = extension ? relativeToRoot(dir, resolve(extension)) : await theExtension(dir)
-  if (extension && !existsSync(resolve(extension))) throw new CliError(`--extension ${extension}: no such file`, EXIT.usage)
   const recording = readRecording(session)
+  if (extension && !existsSync(resolve(extension))) throw new CliError(`--extension ${extension}: no such file`, EXIT.usage)
+  const ext = extension ? relativeToRoot(dir, resolve(extension)) : await theExtension(dir)
   const redactor = new Redactor()
   const redacted = redactor.value(recording)
   log(`Replaying ${relative(dir, session)} (${recording.turns.length} turn(s)) against ${ext} on ${runningPi()} to learn what the session does not hold...`)

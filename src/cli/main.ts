@@ -122,14 +122,10 @@ function parseFlags(flags: string[]): Record<string, string | boolean> {
 }
 
 /** The project's own Pi line when its package.json names one (both may be installed side by side). */
+// Read before Pi is imported, which takes seconds: a broken package.json is reported at once.
 function choosePiLine(dir: string): void {
-  if (process.env[PI_PACKAGE_ENV]) return
-  try {
-    const declared = readProject(dir).declaredPi
-    if (declared) process.env[PI_PACKAGE_ENV] = declared
-  } catch {
-    // The command reads the project itself and says what is wrong with it.
-  }
+  const declared = readProject(dir).declaredPi
+  if (declared && !process.env[PI_PACKAGE_ENV]) process.env[PI_PACKAGE_ENV] = declared
 }
 
 main(process.argv.slice(2)).then(

@@ -68,7 +68,14 @@ export class Redactor {
 
   /** What was redacted, one line per secret, without the secret. */
   report(): string[] {
-    return [...this.bySecret.values()].map(({ kind, count, placeholder }) => `${kind} → ${placeholder} (${count} place${count === 1 ? '' : 's'})`)
+    // Secrets that share a placeholder (every home path is `~`) are one line.
+    const lines = new Map<string, { kind: string; count: number }>()
+    for (const { kind, count, placeholder } of this.bySecret.values()) {
+      const line = lines.get(placeholder) ?? { kind, count: 0 }
+      line.count += count
+      lines.set(placeholder, line)
+    }
+    return [...lines].map(([placeholder, { kind, count }]) => `${kind} → ${placeholder} (${count} place${count === 1 ? '' : 's'})`)
   }
 
   private replaceAll(text: string, secret: string, kind: string, placeholder: string): string {

@@ -4,14 +4,17 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
 const WIDTH = 100
 
 export function quote(text: string): string {
-  const escaped = text.replace(/[\\'\n\r\t\u0000-\u001f\u2028\u2029]/g, (char) => {
-    const named: Record<string, string> = { '\\': '\\\\', "'": "\\'", '\n': '\\n', '\r': '\\r', '\t': '\\t' }
+  // Double quotes for a text with single quotes and no double ones, as a person would.
+  const mark = text.includes("'") && !text.includes('"') ? '"' : "'"
+  const escaped = text.replace(/[\\'"\n\r\t\u0000-\u001f\u2028\u2029]/g, (char) => {
+    if ((char === "'" || char === '"') && char !== mark) return char
+    const named: Record<string, string> = { '\\': '\\\\', "'": "\\'", '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t' }
     return named[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`
   })
-  return `'${escaped}'`
+  return `${mark}${escaped}${mark}`
 }
 
-/** `value` as source; `raw` marks strings that are code (a fixture read) rather than text. */
+/** `value` as source; a `Code` inside it is written as it is (a fixture read, not a text). */
 export function literal(value: unknown, indent = ''): string {
   if (value instanceof Code) return value.code
   if (typeof value === 'string') return quote(value)
