@@ -136,8 +136,9 @@ describe('codegen on recorded sessions', () => {
       expect(text).toContain(from)
       writeFileSync(path, text.replace(from, to))
     }
-    // sudo is allowed now; protected paths give another reason.
-    edit('recorded/guard.js', 'if (/\\bsudo\\b/.test(command))', 'if (/\\bsudoo\\b/.test(command))')
+    // Both extensions block with another reason now. (Letting sudo run would ask a third confirm, and the
+    // run fails on the mockUI queue running out, before any check.)
+    edit('recorded/guard.js', 'reason: `sudo is not allowed: ${command}`', 'reason: `sudo is forbidden: ${command}`')
     edit('protected-paths/index.ts', '`${path} is protected (${entry}); ${event.toolName} is not allowed there`', '`${path} is protected (${entry})`')
     const { report } = await consumer.vitest(['test/'])
     const failures = failuresByTitle(report)
@@ -147,7 +148,7 @@ describe('codegen on recorded sessions', () => {
       expect(failure, name).toContain(breaks)
     }
     expect(Object.values(failures).join('\n')).toContain(
-      'turn 2, step 1 (session-1.x.jsonl:13): the recording blocked bash ("sudo is not allowed: sudo rm -rf /var/cache/app"), the extension now lets it run',
+      'turn 2, step 1 (session-1.x.jsonl:13): the extension now blocks bash with "sudo is forbidden: sudo rm -rf /var/cache/app", the recording with "sudo is not allowed: sudo rm -rf /var/cache/app"',
     )
   })
 })
