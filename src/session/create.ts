@@ -34,12 +34,14 @@ import { trackLive } from './live-sessions.js'
 import type { TestSessionOptions } from './options.js'
 import { planSession, type SessionPlan } from './plan.js'
 import { Problems } from './problems.js'
+import { createProcessSession } from '../process/session.js'
 
 export type { TestSession } from './handle.js'
 export type { TestSessionOptions } from './options.js'
 
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
   const plan = planSession(options)
+  if (options.process) return createProcessSession(plan)
   const dirs = await makeSessionDirs(plan.cwd === undefined)
   const stack = new DisposerStack()
   stack.defer(() => removeSessionDirs(dirs))

@@ -12,6 +12,7 @@ import { runInSession, type SessionScope } from '../shared/session-context.js'
 import type { SessionActivity } from './activity.js'
 import type { DisposerStack } from './disposer.js'
 import type { Problems } from './problems.js'
+import { turnRunner } from './turns.js'
 
 export interface TestSession {
   /** The real Pi AgentSession. */
@@ -74,45 +75,7 @@ export interface SessionParts {
 }
 
 export function sessionHandle({ pi, cwd, home, scope, records, playbook, problems, mocks, firedEvents, settle, stack, activity }: SessionParts): TestSession {
-  // One thing at a time: Pi runs one prompt at a time, and a second would be refused by Pi in a way
-  // that lets the first end early.
-  const exclusive = async <T>(what: 'run()' | 'command()' | 'emit()', doing: string, work: () => Promise<T>): Promise<T> => {
-    if (stack.disposed) throw new Error(`${what} after dispose(): this test session is closed`)
-    const busy = activity.doing
-    if (busy) throw new Error(`${what} while ${busy} is still running on this session: await it first (a session runs one prompt at a time)`)
-    activity.doing = doing
-    try {
-      return await runInSession(scope, work)
-    } finally {
-      activity.doing = undefined
-    }
-  }
-
-  // The first cause wins: Pi's own rejection, then a problem the mocks saw, then the playbook's diagnostic.
-  const inTurn = async <T>(turn: Turn, work: () => Promise<T>): Promise<T> => {
-    playbook.begin(turn)
-    records.beginTurn(turn.prompt)
-    let failure: unknown
-    let result: T | undefined
-    try {
-      result = await work()
-      await settle()
-    } catch (error) {
-      failure = error
-    }
-    try {
-      problems.throwIfAny()
-    } catch (problem) {
-      failure ??= problem
-    }
-    try {
-      playbook.end()
-    } catch (diagnostic) {
-      failure ??= diagnostic
-    }
-    if (failure !== undefined) throw failure
-    return result as T
-  }
+  const { exclusive, inTurn } = turnRunner({ scope, records, playbook, problems, settle, stack, activity })
   const runTurn = (turn: Turn) => inTurn(turn, () => pi.prompt(turn.prompt))
 
   return {

@@ -38,6 +38,20 @@ export interface TestSessionOptions {
   mocks?: MockBlocks
   /** What a call no mock answers does: fail the test (default), warn, or run for real (exec only; HTTP never leaves the machine). */
   unhandled?: 'error' | 'warn' | 'bypass'
+  /** Runs the real `pi` CLI in RPC mode as a child process instead of an in-process session (docs/process-depth.md). */
+  process?: boolean | ProcessOptions
+}
+
+/** The process depth's settings: what reaches the child, and its bounds. */
+export interface ProcessOptions {
+  /** Arguments added to the child's command line, as a user types them (`['--preset', 'fast']`). */
+  argv?: string[]
+  /** Variables set in the child's environment (over the session's isolation). */
+  env?: Record<string, string>
+  /** Milliseconds from spawn until Pi answers (extensions loaded, session_start fired); default 30000. */
+  startupTimeout?: number
+  /** Milliseconds one run() or command() turn may take; default 60000. */
+  turnTimeout?: number
 }
 
 /** Throws a TypeError naming the option, what it takes and what it got, before any temp dir, mock or Pi object exists. */
@@ -176,6 +190,14 @@ export const OPTION_CHECKS = {
   extensionLoadTimeout: is('a positive number of milliseconds', (v) => typeof v === 'number' && v > 0 && v <= MAX_TIMEOUT_MS),
 } satisfies Record<string, Check>
 
+const milliseconds = is('a positive number of milliseconds', (v) => typeof v === 'number' && v > 0 && v <= MAX_TIMEOUT_MS)
+const processOptions = fields('true, or an object { argv, env, startupTimeout, turnTimeout }', {
+  argv: listOf('an array of command-line arguments', is('an argument (a string)', isString)),
+  env: recordOf('an object of variable names to values', is('a string', isString)),
+  startupTimeout: milliseconds,
+  turnTimeout: milliseconds,
+})
+
 const SESSION_OPTIONS: Record<keyof TestSessionOptions, Check> = {
   ...OPTION_CHECKS,
   extensions: listOf(
@@ -190,4 +212,5 @@ const SESSION_OPTIONS: Record<keyof TestSessionOptions, Check> = {
   importModule: is('a function (absolutePath) => Promise<module>', isFunction),
   mockSpec: is('a mock spec file path (a string) or a pi.ext.mock_spec.v1 object', (v) => isString(v) || isObject(v)),
   mocks: is('an object of mock blocks (session, http, exec, tools, ui, events, model)', isObject),
+  process: (value: unknown, path: string) => (typeof value === 'boolean' ? undefined : processOptions(value, path)),
 }
