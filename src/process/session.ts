@@ -13,6 +13,7 @@ import { Recorder } from '../records/recorder.js'
 import { SessionRecords, textOf, type ToolContent } from '../records/records.js'
 import { describeReceived, messageOf } from '../shared/errors.js'
 import { runInSession, type SessionScope } from '../shared/session-context.js'
+import { globalSlot } from '../shared/global-slot.js'
 import { within } from '../shared/within.js'
 import { SessionActivity, trackActivity } from '../session/activity.js'
 import { DisposerStack } from '../session/disposer.js'
@@ -32,6 +33,14 @@ export const STARTUP_TIMEOUT_MS = 30_000
 export const TURN_TIMEOUT_MS = 60_000
 /** How long dispose() waits for Pi's orderly shutdown (`session_shutdown`) before it kills the group. */
 export const SHUTDOWN_GRACE_MS = 5_000
+
+// On globalThis: the environment may hold another instance of this module than the one that made the session.
+const processSessions = globalSlot('process-sessions', () => new WeakSet<object>())
+
+/** Whether `t` is a process session, whose Pi runs in a child (no AgentSession here to save or export). */
+export function isProcessSession(t: object): boolean {
+  return processSessions.get().has(t)
+}
 
 export async function createProcessSession(plan: SessionPlan): Promise<TestSession> {
   const { options } = plan
@@ -149,6 +158,7 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
         dispose: () => runInSession(scope, () => stack.dispose()),
       }
       trackActivity(t, activity)
+      processSessions.get().add(t)
       stack.defer(trackLive(t.dispose))
       return t
     } catch (error) {

@@ -1,0 +1,103 @@
+// The same tests against an in-process session and the real `pi` CLI in RPC mode. Slow: every process
+// session starts Pi (seconds on a loaded machine), so this file belongs with the slow end-to-end tests.
+import { describe, expect, it } from 'vitest'
+import { calls, createTestSession, says, when, type TestSession } from '../environment/index.js'
+
+// A loaded machine takes seconds to start Pi; these bound the wait, they measure nothing.
+const SLOW = 120_000
+const gate = { extensions: ['./examples/permission-gate/index.ts'], mockTools: { bash: (p: Record<string, unknown>) => `ran ${p.command}` } }
+const review = { extensions: ['./examples/review-mode/index.ts'], mockTools: { read: 'export const answer = 42', bash: 'ran' } }
+
+describe.each([
+  { depth: 'in process', process: false },
+  { depth: 'in a pi process', process: true },
+])('the same test $depth', ({ process }) => {
+  it('blocks rm -rf when the user says no', { timeout: SLOW }, async () => {
+    const t = await createTestSession({ ...gate, process, mockUI: { confirm: false } })
+    await t.run(when('clean up', [calls('bash', { command: 'rm -rf /' }), says('I could not.')]))
+    expect(t).toHaveBlocked('bash', 'Blocked by the user: rm -rf /')
+    expect(t).toHavePrompted('confirm', 'Run a dangerous command?')
+    expect(t.events.lastAssistantText()).toBe('I could not.')
+  })
+
+  it('runs the mocked tool when the user says yes, and warns', { timeout: SLOW }, async () => {
+    const t = await createTestSession({ ...gate, process, mockUI: { confirm: true } })
+    await t.run(when('clean up', [calls('bash', { command: 'rm -rf build' }), says('Cleaned.')]))
+    expect(t).not.toHaveBlocked('bash')
+    expect(t).toHaveToolResult('bash', { text: 'ran rm -rf build' })
+    expect(t.events.toolResults[0]!.mocked).toBe(true)
+    expect(t).toHaveNotified('Allowed: rm -rf build', 'warning')
+  })
+
+  it('runs a command and offers the model what it left', { timeout: SLOW }, async () => {
+    const t = await createTestSession({ ...review, process })
+    await t.command('review')
+    expect(t).toHaveSetStatus('review', 'review mode: read-only (read, grep, find, ls)')
+    await t.run(when('review src/', [calls('read', { path: 'src/a.ts' }), says('Looks fine.')]))
+    expect(t).toHaveToolResult('read', { text: 'export const answer = 42' })
+    expect(t.events.modelRequests.at(-1)!.tools.toSorted()).toEqual(['find', 'grep', 'ls', 'read'])
+    expect(t).toHaveSentToModel('[REVIEW MODE]')
+  })
+
+  it('fails a turn whose script ran out, naming it', { timeout: SLOW }, async () => {
+    const t = await createTestSession({ ...gate, process })
+    await expect(t.run(when('list', [calls('bash', { command: 'ls' })]))).rejects.toThrow(/Playbook exhausted: Pi asked the model for step 2/)
+  })
+
+  it('names an unknown command', { timeout: SLOW }, async () => {
+    const t = await createTestSession({ ...review, process })
+    await expect(t.command('nope')).rejects.toThrow(/No command "\/nope" is registered\. Registered commands: .*\/review/)
+  })
+})
+
+describe('a pi process', () => {
+  it('fails the turn when an extension writes to stdout, naming the line', { timeout: SLOW }, async () => {
+    const t = await createTestSession({ ...gate, extensions: ['./test/fixtures/process/stdout-printer.ts'], process: true })
+    await expect(t.run(when('list', [calls('bash', { command: 'ls' }), says('Listed.')]))).rejects.toThrow(
+      'The pi process wrote to stdout outside the RPC protocol: "debug: checking bash"',
+    )
+  })
+
+  it('hands argv and env to the child, where the flag reaches the factory', { timeout: SLOW }, async () => {
+    const t = await createTestSession({ extensions: ['./test/fixtures/process/preset.ts'], process: { argv: ['--preset', 'fast'], env: { PRESET_NOTE: 'from the test' } } })
+    expect(t).toHaveNotified('preset: fast')
+    expect(t).toHaveNotified('note: from the test')
+    expect(t).toHaveSetStatus('preset', 'fast')
+  })
+
+  it('gives the flag its default without argv, as pi does', { timeout: SLOW }, async () => {
+    const t = await createTestSession({ extensions: ['./test/fixtures/process/preset.ts'], process: true })
+    expect(t).toHaveNotified('preset: thorough')
+  })
+
+  it('refuses an inline factory, which cannot cross into a process', async () => {
+    await expect(createTestSession({ extensions: [() => {}], process: true })).rejects.toThrow(
+      'createTestSession({ process: true }): extensions[0] is a factory function; a pi process loads extensions from files',
+    )
+  })
+
+  it('names a bad process option', async () => {
+    await expect(createTestSession({ process: { argv: '--preset fast' } as never })).rejects.toThrow(
+      'createTestSession: option "process.argv" must be an array of command-line arguments, got "--preset fast" (a string)',
+    )
+  })
+})
+
+// The first test times out while the child hangs in a tool_call handler; the second checks that the end of
+// the first (the session's dispose, with the runner's group kill) left no process behind.
+describe('a pi process in a test that times out', () => {
+  let hung: TestSession | undefined
+  const pidOf = (t: TestSession) => Number(/^pid (\d+)$/.exec(String(t.events.uiCallsFor('notify')[0]?.args[0]))?.[1])
+
+  it.fails('times out while the child hangs', { timeout: 20_000 }, async () => {
+    hung = await createTestSession({ extensions: ['./test/fixtures/process/hangs-in-tool-call.ts'], mockTools: { bash: 'ran' }, process: { startupTimeout: 15_000 } })
+    await hung.run(when('list', [calls('bash', { command: 'ls' }), says('Listed.')]))
+  })
+
+  it('left no child behind', () => {
+    expect(hung, 'the first test started no session').toBeDefined()
+    const pid = pidOf(hung!)
+    expect(pid, 'the hung extension never said its pid').toBeGreaterThan(0)
+    expect(() => globalThis.process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }))
+  })
+})
