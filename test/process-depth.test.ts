@@ -45,6 +45,22 @@ describe.each([
     await expect(t.run(when('list', [calls('bash', { command: 'ls' })]))).rejects.toThrow(/Playbook exhausted: Pi asked the model for step 2/)
   })
 
+  it("mocks an extension's own tool, whose hooks still fire, and records widgets and titles", { timeout: SLOW }, async () => {
+    const t = await createTestSession({ extensions: ['./test/fixtures/process/word-count.ts'], mockTools: { word_count: 'forty-two' }, process })
+    await t.run(when('count', [calls('word_count', { text: 'a b c' }), says('Counted.')]))
+    expect(t).toHaveToolResult('word_count', { text: 'forty-two' })
+    expect(t.events.toolResults[0]!.mocked).toBe(true)
+    expect(t.events.widgets).toEqual([{ key: 'word-count', lines: ['word_count ran 1 time(s)'] }])
+    expect(t.events.uiCallsFor('setTitle').map((call) => call.args)).toEqual([['pi - 1 count(s)']])
+  })
+
+  it('runs an unmocked tool for real', { timeout: SLOW }, async () => {
+    const t = await createTestSession({ extensions: ['./test/fixtures/process/word-count.ts'], process })
+    await t.run(when('count', [calls('word_count', { text: 'a b c' }), says('Counted.')]))
+    expect(t).toHaveToolResult('word_count', { text: '3' })
+    expect(t.events.toolResults[0]!.mocked).toBe(false)
+  })
+
   it('names an unknown command', { timeout: SLOW }, async () => {
     const t = await createTestSession({ ...review, process })
     await expect(t.command('nope')).rejects.toThrow(/No command "\/nope" is registered\. Registered commands: .*\/review/)
@@ -69,6 +85,12 @@ describe('a pi process', () => {
   it('gives the flag its default without argv, as pi does', { timeout: SLOW }, async () => {
     const t = await createTestSession({ extensions: ['./test/fixtures/process/preset.ts'], process: true })
     expect(t).toHaveNotified('preset: thorough')
+  })
+
+  it('fails to start naming the extension that failed to load, with the stderr of pi', { timeout: SLOW }, async () => {
+    await expect(createTestSession({ extensions: ['./test/fixtures/extensions/throwing-factory.ts'], process: true })).rejects.toThrow(
+      /the pi process did not start: The pi process exited with code 1\.\nThe pi process's stderr:\n[^]*throwing-factory\.ts[^]*config file missing/,
+    )
   })
 
   it('refuses an inline factory, which cannot cross into a process', async () => {

@@ -28,7 +28,7 @@ import type { ChildMessage } from './protocol.js'
 import type { RpcRecord } from './rpc-client.js'
 
 /** How long the child may take from spawn to its first answer (Pi loads, extensions load, session_start). */
-export const STARTUP_TIMEOUT_MS = 30_000
+export const STARTUP_TIMEOUT_MS = 60_000
 /** How long one turn (run, command) may take before it fails naming what was running. */
 export const TURN_TIMEOUT_MS = 60_000
 /** How long dispose() waits for Pi's orderly shutdown (`session_shutdown`) before it kills the group. */

@@ -48,7 +48,7 @@ export interface ProcessOptions {
   argv?: string[]
   /** Variables set in the child's environment (over the session's isolation). */
   env?: Record<string, string>
-  /** Milliseconds from spawn until Pi answers (extensions loaded, session_start fired); default 30000. */
+  /** Milliseconds from spawn until Pi answers (extensions loaded, session_start fired); default 60000. */
   startupTimeout?: number
   /** Milliseconds one run() or command() turn may take; default 60000. */
   turnTimeout?: number
