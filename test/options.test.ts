@@ -47,7 +47,7 @@ describe('createTestSession checks its options', () => {
 
   it('lists the options when no name is close', async () => {
     await expect(createTestSession({ banana: 1 } as never)).rejects.toThrow(
-      'createTestSession: unknown option "banana"; the options are cwd, extensionLoadTimeout, extensions, flags, importModule, mockSpec, mockTools, mockUI, mocks, propagateErrors, root, systemPrompt, toolExecution, tools, unhandled',
+      'createTestSession: unknown option "banana"; the options are cwd, extensionLoadTimeout, extensions, flags, importModule, mockSpec, mockTools, mockUI, mocks, process, propagateErrors, root, systemPrompt, toolExecution, tools, unhandled',
     )
   })
 
