@@ -93,6 +93,18 @@ describe('a pi process', () => {
     )
   })
 
+  it('loads a package through its pi manifest, as after pi install', { timeout: SLOW }, async () => {
+    const t = await createTestSession({ process: { packages: ['./test/fixtures/packages/good'] } })
+    await t.run(when('greet Ada', [calls('greet', { name: 'Ada' }), says('Greeted.')]))
+    expect(t).toHaveToolResult('greet', { text: expect.stringContaining('Ada') })
+  })
+
+  it('fails naming a manifest path that is not in the package', async () => {
+    await expect(createTestSession({ process: { packages: ['./test/fixtures/process/wrong-manifest'] } })).rejects.toThrow(
+      /packages\[0\] \(.*wrong-manifest\): the pi manifest of pi-wrong-manifest lists extension "dist\/extensions\/goodbye\.js", which is not in the package/,
+    )
+  })
+
   it('refuses an inline factory, which cannot cross into a process', async () => {
     await expect(createTestSession({ extensions: [() => {}], process: true })).rejects.toThrow(
       'createTestSession({ process: true }): extensions[0] is a factory function; a pi process loads extensions from files',

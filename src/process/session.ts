@@ -1,11 +1,13 @@
 // The process depth: the same plan, playbook, mocks, records and handle as an in-process session, with the
 // real `pi` CLI in RPC mode as the Pi they drive. The child asks the harness for the model's answers and
 // mocked tools (IPC); its events, dialogs and UI calls come over RPC and fill the same records.
-import { resolve } from 'node:path'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { enterIsolation, homeVariables } from '../isolation/isolation.js'
 import { makeSessionDirs, removeSessionDirs } from '../isolation/session-dirs.js'
 import { openMocks, type SessionMocks } from '../mocks/open.js'
 import { Playbook } from '../model/playbook.js'
+import { missingManifestEntries, readPackageJson, type PackageJson } from '../project/install-problems.js'
 import { when, type Turn } from '../model/script.js'
 import { providerRequest } from '../pi/index.js'
 import type { AgentSession, AgentSessionEvent } from '../pi/types.js'
@@ -46,6 +48,7 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
   const { options } = plan
   const settings = processSettings(options.process)
   const extensionPaths = extensionFiles(plan)
+  const packages = packageDirs(plan.root, settings.packages)
   const dirs = await makeSessionDirs(plan.cwd === undefined)
   const stack = new DisposerStack()
   stack.defer(() => removeSessionDirs(dirs))
@@ -72,6 +75,7 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
       })
       activity.playbook = playbook
       const cwd = plan.cwd ?? dirs.cwd!
+      if (packages.length > 0) listPackages(dirs.agentDir, packages)
       const calls = new ToolCallWatch()
       const agentEnds = new Waiters()
       const strayLines: string[] = []
@@ -115,10 +119,7 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
       const bounded = <T>(doing: string, work: Promise<T>) => boundTurn(doing, work, settings.turnTimeout, child, activity)
       const runTurn = (turn: Turn) => inTurn(turn, () => bounded(`when(${JSON.stringify(turn.prompt)})`, prompt(child, turn.prompt)))
 
-      const t: TestSession = {
-        get session(): AgentSession {
-          throw new Error('t.session: a process session has no AgentSession in this process; Pi runs in the `pi` child. Read t.events, or use an in-process session.')
-        },
+      const t = {
         cwd,
         home: dirs.home,
         events: recorder.records,
@@ -156,7 +157,13 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
           throw new Error('saveSession(): not available for a process session (Pi writes its own session file in the child); use an in-process session')
         },
         dispose: () => runInSession(scope, () => stack.dispose()),
-      }
+      } as Omit<TestSession, 'session'> as TestSession
+      // Not enumerable: printing the handle (a failed expectation) must not throw.
+      Object.defineProperty(t, 'session', {
+        get(): AgentSession {
+          throw new Error('t.session: a process session has no AgentSession in this process; Pi runs in the `pi` child. Read t.events, or use an in-process session.')
+        },
+      })
       trackActivity(t, activity)
       processSessions.get().add(t)
       stack.defer(trackLive(t.dispose))
@@ -172,6 +179,7 @@ function processSettings(option: boolean | ProcessOptions | undefined) {
   const given = typeof option === 'object' ? option : {}
   return {
     argv: given.argv ?? [],
+    packages: given.packages ?? [],
     env: given.env ?? {},
     startupTimeout: given.startupTimeout ?? STARTUP_TIMEOUT_MS,
     turnTimeout: given.turnTimeout ?? TURN_TIMEOUT_MS,
@@ -186,6 +194,35 @@ function extensionFiles(plan: SessionPlan): string[] {
     }
     return resolve(plan.root, entry)
   })
+}
+
+/**
+ * The packages' directories, resolved, each checked against its manifest: Pi skips a listed extension
+ * that is not there without a word, so the test fails naming it instead.
+ */
+function packageDirs(root: string, packages: readonly string[]): string[] {
+  return packages.map((entry, index) => {
+    const dir = resolve(root, entry)
+    const where = `createTestSession({ process: { packages } }): packages[${index}] (${dir})`
+    let manifest: PackageJson
+    try {
+      manifest = readPackageJson(dir)
+    } catch (error) {
+      throw new Error(`${where}: ${messageOf(error)}`, { cause: error })
+    }
+    const missing = missingManifestEntries(manifest, dir)
+    if (missing.length > 0) {
+      const listed = missing.map(({ kind, path }) => `${kind} "${path}"`).join(', ')
+      throw new Error(`${where}: the pi manifest of ${manifest.name ?? 'the package'} lists ${listed}, which ${missing.length === 1 ? 'is' : 'are'} not in the package`)
+    }
+    return dir
+  })
+}
+
+/** Lists the packages in the session's own settings (its temp agent dir), where `pi install` records them. */
+function listPackages(agentDir: string, packages: readonly string[]): void {
+  mkdirSync(agentDir, { recursive: true })
+  writeFileSync(join(agentDir, 'settings.json'), `${JSON.stringify({ packages }, null, 2)}\n`)
 }
 
 function childModel({ model }: SessionPlan) {

@@ -46,6 +46,11 @@ export interface TestSessionOptions {
 export interface ProcessOptions {
   /** Arguments added to the child's command line, as a user types them (`['--preset', 'fast']`). */
   argv?: string[]
+  /**
+   * Pi packages (directories with a package.json `pi` manifest, e.g. the copy the sandbox step installed),
+   * listed in the session's settings so that Pi loads them through their manifest, as after `pi install`.
+   */
+  packages?: string[]
   /** Variables set in the child's environment (over the session's isolation). */
   env?: Record<string, string>
   /** Milliseconds from spawn until Pi answers (extensions loaded, session_start fired); default 60000. */
@@ -191,8 +196,9 @@ export const OPTION_CHECKS = {
 } satisfies Record<string, Check>
 
 const milliseconds = is('a positive number of milliseconds', (v) => typeof v === 'number' && v > 0 && v <= MAX_TIMEOUT_MS)
-const processOptions = fields('true, or an object { argv, env, startupTimeout, turnTimeout }', {
+const processOptions = fields('true, or an object { argv, packages, env, startupTimeout, turnTimeout }', {
   argv: listOf('an array of command-line arguments', is('an argument (a string)', isString)),
+  packages: listOf('an array of package directories', is('a package directory (a string)', isString)),
   env: recordOf('an object of variable names to values', is('a string', isString)),
   startupTimeout: milliseconds,
   turnTimeout: milliseconds,
