@@ -1,11 +1,13 @@
 // The harness inside a `pi --mode rpc` child: an extension Pi loads first (`-e`), as any other. It registers
 // the scripted model as the session's provider, answers mocked tools' `execute`, and says which tool calls
 // passed their hooks, each by asking the harness over Node's IPC channel. Pi's loader gives it Pi's own
-// modules under either line's name; it imports nothing of the harness but the protocol's types.
+// modules under either line's name; of the harness it imports only the protocol and the message stream.
 import { createAssistantMessageEventStream } from '@mariozechner/pi-ai'
-import type { AssistantMessage, AssistantMessageEventStream } from '@mariozechner/pi-ai'
+import type { AssistantMessage, AssistantMessageEventStream, Model } from '@mariozechner/pi-ai'
 import * as Pi from '@mariozechner/pi-coding-agent'
 import type { ExtensionAPI, ToolDefinition } from '@mariozechner/pi-coding-agent'
+// Plain modules with no import of Pi or the harness at run time: the child loads them as they are.
+import { assistantMessage, writeMessage } from '../model/stream.js'
 import { CHILD_SETTINGS_ENV, type ChildMessage, type ChildRequest, type ChildSettings, type HarnessAnswer } from './protocol.js'
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
@@ -52,41 +54,10 @@ function scriptedStream(context: unknown, signal: AbortSignal | undefined): Assi
   })
     .then(
       (message) => writeMessage(stream, message as AssistantMessage),
-      (error: Error) => writeMessage(stream, { ...emptyMessage(), stopReason: 'error', errorMessage: error.message }),
+      (error: Error) => writeMessage(stream, assistantMessage(settings().model as Model<string>, [], 'error', error.message)),
     )
     .finally(() => signal?.removeEventListener('abort', onAbort))
   return stream
-}
-
-function emptyMessage(): AssistantMessage {
-  const { model } = settings()
-  const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }
-  return { role: 'assistant', content: [], api: model.api, provider: model.provider, model: model.id, usage, stopReason: 'stop', timestamp: Date.now() }
-}
-
-// The harness's own writeMessage (src/model/stream.ts) cannot be imported here; the same events, in order.
-function writeMessage(stream: AssistantMessageEventStream, message: AssistantMessage): void {
-  const partial: AssistantMessage = { ...message, content: [] }
-  stream.push({ type: 'start', partial })
-  message.content.forEach((block, contentIndex) => {
-    partial.content.push(block)
-    if (block.type === 'text') {
-      stream.push({ type: 'text_start', contentIndex, partial })
-      stream.push({ type: 'text_delta', contentIndex, delta: block.text, partial })
-      stream.push({ type: 'text_end', contentIndex, content: block.text, partial })
-    } else if (block.type === 'thinking') {
-      stream.push({ type: 'thinking_start', contentIndex, partial })
-      stream.push({ type: 'thinking_delta', contentIndex, delta: block.thinking, partial })
-      stream.push({ type: 'thinking_end', contentIndex, content: block.thinking, partial })
-    } else {
-      stream.push({ type: 'toolcall_start', contentIndex, partial })
-      stream.push({ type: 'toolcall_delta', contentIndex, delta: JSON.stringify(block.arguments), partial })
-      stream.push({ type: 'toolcall_end', contentIndex, toolCall: block, partial })
-    }
-  })
-  if (message.stopReason === 'error' || message.stopReason === 'aborted') stream.push({ type: 'error', reason: message.stopReason, error: message })
-  else stream.push({ type: 'done', reason: message.stopReason, message })
-  stream.end(message)
 }
 
 let cached: ChildSettings | undefined

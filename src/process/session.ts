@@ -8,7 +8,7 @@ import { makeSessionDirs, removeSessionDirs } from '../isolation/session-dirs.js
 import { openMocks, type SessionMocks } from '../mocks/open.js'
 import { Playbook } from '../model/playbook.js'
 import { missingManifestEntries, readPackageJson, type PackageJson } from '../project/install-problems.js'
-import { when, type Turn } from '../model/script.js'
+import type { Action, Turn } from '../model/script.js'
 import { providerRequest } from '../pi/index.js'
 import type { AgentSession, AgentSessionEvent } from '../pi/types.js'
 import { Recorder } from '../records/recorder.js'
@@ -23,8 +23,8 @@ import type { TestSession } from '../session/handle.js'
 import { trackLive } from '../session/live-sessions.js'
 import type { ProcessOptions } from '../session/options.js'
 import type { SessionPlan } from '../session/plan.js'
-import { Problems } from '../session/problems.js'
-import { turnRunner } from '../session/turns.js'
+import { handlerThrew, Problems } from '../session/problems.js'
+import { playbookCounts, turnRunner } from '../session/turns.js'
 import { describeStderr, startPiChild, type PiChild } from './child.js'
 import type { ChildMessage } from './protocol.js'
 import type { RpcRecord } from './rpc-client.js'
@@ -56,7 +56,7 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
   return runInSession(scope, async () => {
     try {
       const problems = new Problems()
-      const recorder = new Recorder(new SessionRecords(), (error) => plan.propagateErrors && problems.report(new Error(`Extension ${error.extensionPath} threw in its "${error.event}" handler: ${error.error}`)))
+      const recorder = new Recorder(new SessionRecords(), (error) => plan.propagateErrors && problems.report(handlerThrew(error)))
       const activity = new SessionActivity(recorder.records)
       // The mocks that run in the harness (dialog answers, tool mocks) run in the file's isolation, as in process.
       stack.defer((await enterIsolation()).leave)
@@ -115,7 +115,7 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
           await agentEnds.next(100)
         }
       }
-      const { exclusive, inTurn } = turnRunner({ scope, records: recorder.records, playbook, problems, settle, stack, activity })
+      const { inTurn, run, command } = turnRunner({ scope, records: recorder.records, playbook, problems, settle, stack, activity })
       const bounded = <T>(doing: string, work: Promise<T>) => boundTurn(doing, work, settings.turnTimeout, child, activity)
       const runTurn = (turn: Turn) => inTurn(turn, () => bounded(`when(${JSON.stringify(turn.prompt)})`, prompt(child, turn.prompt)))
 
@@ -123,28 +123,9 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
         cwd,
         home: dirs.home,
         events: recorder.records,
-        playbook: {
-          get consumed() {
-            return playbook.consumed
-          },
-          get remaining() {
-            return playbook.remaining
-          },
-        },
-        run: (...turns) =>
-          exclusive('run()', `run(${turns.map((turn) => `when(${JSON.stringify(turn?.prompt)})`).join(', ')})`, async () => {
-            for (const turn of turns) await runTurn(turn)
-          }),
-        command: (name, args, actions = []) =>
-          exclusive('command()', `command(${JSON.stringify(name)})`, async () => {
-            const { data } = await child.rpc.request({ type: 'get_commands' })
-            const commands = (data as { commands: { name: string; source?: string }[] }).commands
-            if (!commands.some((command) => command.name === name)) {
-              const known = commands.filter((command) => command.source === undefined || command.source === 'extension').map((command) => `/${command.name}`)
-              throw new Error(`No command "/${name}" is registered. Registered commands: ${known.join(', ') || 'none'}`)
-            }
-            await runTurn(when(args ? `/${name} ${args}` : `/${name}`, actions))
-          }),
+        playbook: playbookCounts(playbook),
+        run: (...turns: Turn[]) => run(runTurn, turns),
+        command: (name: string, args?: string, actions: readonly Action[] = []) => command((asked) => commandsOf(child, asked), runTurn, name, args, actions),
         emit: (eventName) =>
           Promise.reject(new Error(`emit(${JSON.stringify(eventName)}): Pi's RPC protocol has no command that fires an extension event; emit() works in process sessions only`)),
         abort: () => {
@@ -255,6 +236,14 @@ async function started(child: PiChild, timeoutMs: number): Promise<void> {
   if (answered === undefined) {
     throw new Error(`createTestSession({ process: true }): the pi process did not answer within ${timeoutMs} ms of starting (process.startupTimeout).${describeStderr(child.stderr())}`)
   }
+}
+
+/** The commands Pi lists over RPC: extensions' commands, prompt templates and skills, as `/name` runs them. */
+async function commandsOf(child: PiChild, name: string): Promise<{ registered: boolean; known: string[] }> {
+  const { data } = await child.rpc.request({ type: 'get_commands' })
+  const commands = (data as { commands: { name: string; source?: string }[] }).commands
+  const known = commands.filter((command) => command.source === undefined || command.source === 'extension').map((command) => command.name)
+  return { registered: commands.some((command) => command.name === name), known }
 }
 
 async function prompt(child: PiChild, message: string): Promise<void> {

@@ -23,7 +23,7 @@ import {
 } from '../pi/index.js'
 import type { AgentSession, Model } from '../pi/types.js'
 import { Recorder } from '../records/recorder.js'
-import { SessionRecords, type ExtensionErrorRecord } from '../records/records.js'
+import { SessionRecords } from '../records/records.js'
 import { runInSession, type SessionScope } from '../shared/session-context.js'
 import { within } from '../shared/within.js'
 import { SessionActivity, trackActivity } from './activity.js'
@@ -33,7 +33,7 @@ import { sessionHandle, type TestSession } from './handle.js'
 import { trackLive } from './live-sessions.js'
 import type { TestSessionOptions } from './options.js'
 import { planSession, type SessionPlan } from './plan.js'
-import { Problems } from './problems.js'
+import { handlerThrew, Problems } from './problems.js'
 import { createProcessSession } from '../process/session.js'
 
 export type { TestSession } from './handle.js'
@@ -201,9 +201,4 @@ async function shutDownExtensions(pi: AgentSession, activity: SessionActivity): 
 function stillRunning(activity: SessionActivity): string {
   const running = activity.unfinished()
   return running.length > 0 ? running.join(', ') : 'no tool, extension handler or model request (Pi itself)'
-}
-
-/** With propagateErrors (the default), a handler's crash fails the test, even where Pi fails safe. */
-function handlerThrew(error: ExtensionErrorRecord): Error {
-  return new Error(`Extension ${error.extensionPath} threw in its "${error.event}" handler: ${error.error}`)
 }

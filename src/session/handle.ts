@@ -12,7 +12,7 @@ import { runInSession, type SessionScope } from '../shared/session-context.js'
 import type { SessionActivity } from './activity.js'
 import type { DisposerStack } from './disposer.js'
 import type { Problems } from './problems.js'
-import { turnRunner } from './turns.js'
+import { playbookCounts, turnRunner } from './turns.js'
 
 export interface TestSession {
   /** The real Pi AgentSession. */
@@ -75,7 +75,7 @@ export interface SessionParts {
 }
 
 export function sessionHandle({ pi, cwd, home, scope, records, playbook, problems, mocks, firedEvents, settle, stack, activity }: SessionParts): TestSession {
-  const { exclusive, inTurn } = turnRunner({ scope, records, playbook, problems, settle, stack, activity })
+  const { exclusive, inTurn, run, command } = turnRunner({ scope, records, playbook, problems, settle, stack, activity })
   const runTurn = (turn: Turn) => inTurn(turn, () => pi.prompt(turn.prompt))
 
   return {
@@ -83,26 +83,16 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
     cwd,
     home,
     events: records,
-    playbook: {
-      get consumed() {
-        return playbook.consumed
-      },
-      get remaining() {
-        return playbook.remaining
-      },
-    },
-    run: (...turns) =>
-      exclusive('run()', `run(${turns.map((turn) => `when(${JSON.stringify(turn?.prompt)})`).join(', ')})`, async () => {
-        for (const turn of turns) await runTurn(turn)
-      }),
+    playbook: playbookCounts(playbook),
+    run: (...turns) => run(runTurn, turns),
     command: (name, args, actions = []) =>
-      exclusive('command()', `command(${JSON.stringify(name)})`, async () => {
-        if (!pi.extensionRunner.getCommand(name)) {
-          const known = pi.extensionRunner.getRegisteredCommands().map((c) => `/${c.invocationName}`)
-          throw new Error(`No command "/${name}" is registered. Registered commands: ${known.join(', ') || 'none'}`)
-        }
-        await runTurn(when(args ? `/${name} ${args}` : `/${name}`, actions))
-      }),
+      command(
+        (asked) => ({ registered: pi.extensionRunner.getCommand(asked) !== undefined, known: pi.extensionRunner.getRegisteredCommands().map((c) => c.invocationName) }),
+        runTurn,
+        name,
+        args,
+        actions,
+      ),
     emit: (eventName, payload = {}, actions = []) =>
       exclusive('emit()', `emit(${JSON.stringify(eventName)})`, () =>
         inTurn(when(`emit(${JSON.stringify(eventName)})`, actions), () => emitExtensionEvent(pi, eventName, payload)),

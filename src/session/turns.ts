@@ -1,7 +1,7 @@
 // How a handle runs the test's turns, whatever drives Pi (in process or a `pi` child): one at a time, each
 // checked against the playbook, the first cause of a failure reported.
 import type { Playbook } from '../model/playbook.js'
-import type { Turn } from '../model/script.js'
+import { when, type Action, type Turn } from '../model/script.js'
 import type { SessionRecords } from '../records/records.js'
 import { runInSession, type SessionScope } from '../shared/session-context.js'
 import type { SessionActivity } from './activity.js'
@@ -61,5 +61,34 @@ export function turnRunner({ scope, records, playbook, problems, settle, stack, 
     if (failure !== undefined) throw failure
     return result as T
   }
-  return { exclusive, inTurn }
+  /** run(...turns): each turn in order, run by `runTurn`. */
+  const run = (runTurn: (turn: Turn) => Promise<void>, turns: Turn[]) =>
+    exclusive('run()', `run(${turns.map((turn) => `when(${JSON.stringify(turn?.prompt)})`).join(', ')})`, async () => {
+      for (const turn of turns) await runTurn(turn)
+    })
+
+  /** command(name, args, actions): a turn whose prompt is `/name args`, once `lookup` says the command is registered. */
+  const command = (lookup: CommandLookup, runTurn: (turn: Turn) => Promise<void>, name: string, args: string | undefined, actions: readonly Action[]) =>
+    exclusive('command()', `command(${JSON.stringify(name)})`, async () => {
+      const { registered, known } = await lookup(name)
+      if (!registered) throw new Error(`No command "/${name}" is registered. Registered commands: ${known.map((c) => `/${c}`).join(', ') || 'none'}`)
+      await runTurn(when(args ? `/${name} ${args}` : `/${name}`, actions))
+    })
+
+  return { exclusive, inTurn, run, command }
+}
+
+/** Whether a command is registered, and the names of those that are (for the message when it is not). */
+export type CommandLookup = (name: string) => { registered: boolean; known: string[] } | Promise<{ registered: boolean; known: string[] }>
+
+/** The handle's `playbook`: step counts, read when asked. */
+export function playbookCounts(playbook: Playbook): { readonly consumed: number; readonly remaining: number } {
+  return {
+    get consumed() {
+      return playbook.consumed
+    },
+    get remaining() {
+      return playbook.remaining
+    },
+  }
 }
