@@ -5,6 +5,7 @@ import type { TestContext } from 'vitest'
 import { messageOf } from '../src/shared/errors.js'
 import { exportSessionPage, saveSessionFile } from '../src/pi/index.js'
 import type { TestSession } from '../src/session/create.js'
+import { isProcessSession } from '../src/process/session.js'
 import type { SessionAttachOptions } from './attach-options.js'
 import { discardWritten, keepOneCopy, pathSlug } from './attach-files.js'
 import { annotateEndedTest } from './vitest-internals.js'
@@ -23,6 +24,10 @@ export async function attachSession(t: TestSession, test: EndingTest, failed: bo
   const { attach, attachDir } = where.options
   if (attach === 'never' || (attach === 'on-failure' && !failed && test.task.result?.state !== 'fail')) return
   const base = join(attachDir, pathSlug(test.task.file?.name ?? 'file'), pathSlug(test.task.fullTestName ?? test.task.name), where.slug)
+  if (isProcessSession(t)) {
+    await annotateEndedTest(test, `${where.label}: not attached, its Pi ran in a pi process (Pi's session file and HTML export are made in process only)`, SESSION_ANNOTATION)
+    return
+  }
   let sessionFile: string
   try {
     sessionFile = saveSessionFile(t.session, `${base}.jsonl`)

@@ -86,7 +86,7 @@ function openIsolation(): ActiveIsolation {
 }
 
 /** The variables that say where home is: the file's, then each session's over it. */
-function homeVariables(home: string, agentDir: string): Record<string, string> {
+export function homeVariables(home: string, agentDir: string): Record<string, string> {
   return {
     HOME: home,
     USERPROFILE: home,

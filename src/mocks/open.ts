@@ -52,6 +52,10 @@ export interface SessionMocks {
   headless: boolean
   /** Rules with a `times` limit that have not answered that often yet. */
   pending(): PendingRule[]
+  /** The tools a mock answers (mockTools and the spec's tool invocations). */
+  mockedTools(): string[]
+  /** A mocked tool's answer to a call made elsewhere (a `pi` child), with the semantics of an instrumented tool. */
+  answerTool(name: string, toolCallId: string, params: unknown, signal: AbortSignal | undefined): Promise<{ content: unknown; details?: unknown }>
 }
 
 const warn = (message: string) => console.warn(`[vitest-environment-pi] ${message}`)
@@ -129,6 +133,11 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
     ui,
     headless: settings.mockUI === false,
     pending: () => [...exec.pending(), ...http.pending(), ...invocations.pending()],
+    mockedTools: () => Object.keys(mockTools),
+    answerTool: (name, toolCallId, params, signal) => {
+      const unmocked = { name, execute: () => Promise.reject(new Error(`Tool "${name}" has no mock in this session`)) } as unknown as ToolDefinition
+      return instrumentTool(unmocked, instrumentation).execute(toolCallId, params as never, signal, undefined, undefined as never)
+    },
   }
 }
 

@@ -66,6 +66,8 @@ export interface PiAdapter {
    * discover as Pi does.
    */
   skipFirstDiscovery(loader: InstanceType<PiExports['DefaultResourceLoader']>): void
+  /** What this line hands a provider, as the request the harness records (system prompt, messages, tools). */
+  asRequest(context: unknown): Context
   /** Makes the session's agent call `model` instead of a provider. */
   replaceModel(session: AgentSession, model: ScriptedModel): void
   /** Fires `before_agent_start` as the session does before a prompt. */

@@ -22,7 +22,7 @@ export {
   resetPiGlobals,
 } from './running-line.js'
 export { SCRIPTED_MODEL, createPiSession, type PiSessionOptions, type PiSessionResult } from './session.js'
-export { replaceModel, createMessageStream, watchToolCallDecisions, trackSettling, pressEscape, watchQueuedMessages, type ToolCallDecision } from './agent.js'
+export { replaceModel, providerRequest, createMessageStream, watchToolCallDecisions, trackSettling, pressEscape, watchQueuedMessages, type ToolCallDecision } from './agent.js'
 export { answerExtensionModelCalls, type ExtensionModelCall } from './scripted-api.js'
 export { askedByPi, extensionOnStack } from './caller.js'
 export { bindSession, emitShutdown, emitExtensionEvent, invalidateExtensions, type UIBinding } from './extensions.js'

@@ -1,8 +1,7 @@
 // createTestSession: a real Pi AgentSession whose model is a playbook and whose edges are mocks, built
 // as a pipeline of named steps over one disposer stack.
 import { enterIsolation, enterSessionHome } from '../isolation/isolation.js'
-import { writeSeedFiles } from '../isolation/seed-files.js'
-import { makeSessionDirs, releaseSessionDirs, type SessionDirs } from '../isolation/session-dirs.js'
+import { releaseSessionDirs, type SessionDirs } from '../isolation/session-dirs.js'
 import { loadHttpInterception } from '../mocks/http-interceptor.js'
 import { fireSequence } from '../mocks/events.js'
 import { openMocks, type SessionMocks } from '../mocks/open.js'
@@ -35,16 +34,19 @@ import { loadExtensions } from './extensions.js'
 import { sessionHandle, type TestSession } from './handle.js'
 import { endLateWork, linkLateWork, sessionName, watchLateWork } from './late-work.js'
 import { trackLive } from './live-sessions.js'
-import { optionPath, type TestSessionOptions } from './options.js'
+import type { TestSessionOptions } from './options.js'
 import { planSession, type SessionPlan } from './plan.js'
-import { rememberDirs, takeOver } from './restart.js'
-import { Problems } from './problems.js'
+import { rememberDirs } from './restart.js'
+import { worldFor } from './world.js'
+import { handlerThrew, Problems } from './problems.js'
+import { createProcessSession } from '../process/session.js'
 
 export type { TestSession } from './handle.js'
 export type { TestSessionOptions } from './options.js'
 
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
   const plan = planSession(options)
+  if (options.process) return createProcessSession(plan)
   const dirs = await worldFor(plan, options)
   const stack = new DisposerStack()
   const scope: SessionScope = { home: dirs.home, cwd: dirs.cwd }
@@ -83,31 +85,6 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       return stack.unwind(error)
     }
   })
-}
-
-/**
- * The dirs the session runs over, seeded: those of the session it restarts from (which ends once the seeds
- * are written: a refused seed leaves it as it was), else new ones.
- */
-async function worldFor(plan: SessionPlan, options: TestSessionOptions): Promise<SessionDirs> {
-  if (plan.restartFrom !== undefined) {
-    seed(plan.restartFrom, options)
-    await takeOver(options.restartFrom!, plan.restartFrom)
-    return plan.restartFrom
-  }
-  const dirs = await makeSessionDirs(plan.cwd)
-  try {
-    seed(dirs, options)
-  } catch (error) {
-    releaseSessionDirs(dirs)
-    throw error
-  }
-  return dirs
-}
-
-function seed(dirs: SessionDirs, { home, files }: TestSessionOptions): void {
-  if (home) writeSeedFiles(dirs.home, home, (key) => optionPath('home', key))
-  if (files) writeSeedFiles(dirs.cwd, files, (key) => optionPath('files', key))
 }
 
 /**
@@ -239,9 +216,4 @@ async function shutDownExtensions(pi: AgentSession, activity: SessionActivity): 
 function stillRunning(activity: SessionActivity): string {
   const running = activity.unfinished()
   return running.length > 0 ? running.join(', ') : 'no tool, extension handler or model request (Pi itself)'
-}
-
-/** With propagateErrors (the default), a handler's crash fails the test, even where Pi fails safe. */
-function handlerThrew(error: ExtensionErrorRecord): Error {
-  return new Error(`Extension ${error.extensionPath} threw in its "${error.event}" handler: ${error.error}`)
 }

@@ -12,6 +12,7 @@ import { runInSession, type SessionScope } from '../shared/session-context.js'
 import type { SessionActivity } from './activity.js'
 import type { DisposerStack } from './disposer.js'
 import type { Problems } from './problems.js'
+import { playbookCounts, turnRunner } from './turns.js'
 
 export interface TestSession {
   /** The real Pi AgentSession. */
@@ -74,45 +75,7 @@ export interface SessionParts {
 }
 
 export function sessionHandle({ pi, cwd, home, scope, records, playbook, problems, mocks, firedEvents, settle, stack, activity }: SessionParts): TestSession {
-  // One thing at a time: Pi runs one prompt at a time, and a second would be refused by Pi in a way
-  // that lets the first end early.
-  const exclusive = async <T>(what: 'run()' | 'command()' | 'emit()', doing: string, work: () => Promise<T>): Promise<T> => {
-    if (stack.disposed) throw new Error(`${what} after dispose(): this test session is closed`)
-    const busy = activity.doing
-    if (busy) throw new Error(`${what} while ${busy} is still running on this session: await it first (a session runs one prompt at a time)`)
-    activity.doing = doing
-    try {
-      return await runInSession(scope, work)
-    } finally {
-      activity.doing = undefined
-    }
-  }
-
-  // The first cause wins: Pi's own rejection, then a problem the mocks saw, then the playbook's diagnostic.
-  const inTurn = async <T>(turn: Turn, work: () => Promise<T>): Promise<T> => {
-    playbook.begin(turn)
-    records.beginTurn(turn.prompt)
-    let failure: unknown
-    let result: T | undefined
-    try {
-      result = await work()
-      await settle()
-    } catch (error) {
-      failure = error
-    }
-    try {
-      problems.throwIfAny()
-    } catch (problem) {
-      failure ??= problem
-    }
-    try {
-      playbook.end()
-    } catch (diagnostic) {
-      failure ??= diagnostic
-    }
-    if (failure !== undefined) throw failure
-    return result as T
-  }
+  const { exclusive, inTurn, run, command } = turnRunner({ scope, records, playbook, problems, settle, stack, activity })
   const runTurn = (turn: Turn) => inTurn(turn, () => pi.prompt(turn.prompt))
 
   return {
@@ -120,26 +83,16 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
     cwd,
     home,
     events: records,
-    playbook: {
-      get consumed() {
-        return playbook.consumed
-      },
-      get remaining() {
-        return playbook.remaining
-      },
-    },
-    run: (...turns) =>
-      exclusive('run()', `run(${turns.map((turn) => `when(${JSON.stringify(turn?.prompt)})`).join(', ')})`, async () => {
-        for (const turn of turns) await runTurn(turn)
-      }),
+    playbook: playbookCounts(playbook),
+    run: (...turns) => run(runTurn, turns),
     command: (name, args, actions = []) =>
-      exclusive('command()', `command(${JSON.stringify(name)})`, async () => {
-        if (!pi.extensionRunner.getCommand(name)) {
-          const known = pi.extensionRunner.getRegisteredCommands().map((c) => `/${c.invocationName}`)
-          throw new Error(`No command "/${name}" is registered. Registered commands: ${known.join(', ') || 'none'}`)
-        }
-        await runTurn(when(args ? `/${name} ${args}` : `/${name}`, actions))
-      }),
+      command(
+        (asked) => ({ registered: pi.extensionRunner.getCommand(asked) !== undefined, known: pi.extensionRunner.getRegisteredCommands().map((c) => c.invocationName) }),
+        runTurn,
+        name,
+        args,
+        actions,
+      ),
     emit: (eventName, payload = {}, actions = []) =>
       exclusive('emit()', `emit(${JSON.stringify(eventName)})`, () =>
         inTurn(when(`emit(${JSON.stringify(eventName)})`, actions), () => emitExtensionEvent(pi, eventName, payload)),

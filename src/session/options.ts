@@ -58,6 +58,8 @@ export interface TestSessionOptions {
    * `.pi/extensions`, the agent dir's extensions, AGENTS.md, skills, prompt templates, themes. Off by default.
    */
   discover?: boolean
+  /** Runs the real `pi` CLI in RPC mode as a child process instead of an in-process session (docs/process-depth.md). */
+  process?: boolean | ProcessOptions
 }
 
 /** What `restartFrom` takes: a session createTestSession returned (named here to keep options free of the handle's imports). */
@@ -65,6 +67,23 @@ export interface TestSessionHandle {
   readonly home: string
   readonly cwd: string
   dispose(): Promise<void>
+}
+
+/** The process depth's settings: what reaches the child, and its bounds. */
+export interface ProcessOptions {
+  /** Arguments added to the child's command line, as a user types them (`['--preset', 'fast']`). */
+  argv?: string[]
+  /**
+   * Pi packages (directories with a package.json `pi` manifest, e.g. the copy the sandbox step installed),
+   * listed in the session's settings so that Pi loads them through their manifest, as after `pi install`.
+   */
+  packages?: string[]
+  /** Variables set in the child's environment (over the session's isolation). */
+  env?: Record<string, string>
+  /** Milliseconds from spawn until Pi answers (extensions loaded, session_start fired); default 60000. */
+  startupTimeout?: number
+  /** Milliseconds one run() or command() turn may take; default 60000. */
+  turnTimeout?: number
 }
 
 /** Throws a TypeError naming the option, what it takes and what it got, before any temp dir, mock or Pi object exists. */
@@ -219,6 +238,15 @@ export const OPTION_CHECKS = {
   discover: is('a boolean', (v) => typeof v === 'boolean'),
 } satisfies Record<string, Check>
 
+const milliseconds = is('a positive number of milliseconds', (v) => typeof v === 'number' && v > 0 && v <= MAX_TIMEOUT_MS)
+const processOptions = fields('true, or an object { argv, packages, env, startupTimeout, turnTimeout }', {
+  argv: listOf('an array of command-line arguments', is('an argument (a string)', isString)),
+  packages: listOf('an array of package directories', is('a package directory (a string)', isString)),
+  env: recordOf('an object of variable names to values', is('a string', isString)),
+  startupTimeout: milliseconds,
+  turnTimeout: milliseconds,
+})
+
 const SESSION_OPTIONS: Record<keyof TestSessionOptions, Check> = {
   ...OPTION_CHECKS,
   extensions: listOf(
@@ -234,4 +262,5 @@ const SESSION_OPTIONS: Record<keyof TestSessionOptions, Check> = {
   mockSpec: is('a mock spec file path (a string) or a pi.ext.mock_spec.v1 object', (v) => isString(v) || isObject(v)),
   mocks: is('an object of mock blocks (session, http, exec, tools, ui, events, model)', isObject),
   restartFrom: is('a test session (what createTestSession returned)', (v) => isObject(v) && isString(v.home) && isFunction(v.dispose)),
+  process: (value: unknown, path: string) => (typeof value === 'boolean' ? undefined : processOptions(value, path)),
 }

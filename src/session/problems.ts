@@ -1,5 +1,7 @@
 // What went wrong beside the main path (an unhandled call, a tool that threw, a handler's crash, a
 // scripting mistake in a dialog): collected as it happens, thrown at the next run(), emit() or verify().
+import type { ExtensionErrorRecord } from '../records/records.js'
+
 export class Problems {
   readonly #found: Error[] = []
 
@@ -31,4 +33,9 @@ export class SeveralProblems extends Error {
     super(`${problems.length} problems:\n\n${problems.map((problem, index) => `${index + 1}. ${problem.message}`).join('\n\n')}`)
     Object.defineProperty(this, 'problems', { value: problems, enumerable: false })
   }
+}
+
+/** With propagateErrors (the default), a handler's crash fails the test, even where Pi fails safe. */
+export function handlerThrew(error: ExtensionErrorRecord): Error {
+  return new Error(`Extension ${error.extensionPath} threw in its "${error.event}" handler: ${error.error}`)
 }

@@ -205,6 +205,7 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     },
     // 1.x's discovery also yields the built-in extensions and the packages that failed to install: it runs.
     skipFirstDiscovery() {},
+    asRequest,
     replaceModel(session, model) {
       const agent = (session as unknown as AgentSession).agent
       const stream: typeof agent.streamFunction = (_model, context, options) => model(asRequest(context), options?.signal) as never

@@ -18,7 +18,7 @@ import {
   SessionManager,
   SettingsManager,
 } from '@mariozechner/pi-coding-agent'
-import { createAssistantMessageEventStream, getApiProvider, registerApiProvider, resetApiProviders, type Model } from '@mariozechner/pi-ai'
+import { createAssistantMessageEventStream, getApiProvider, registerApiProvider, resetApiProviders, type Context, type Model } from '@mariozechner/pi-ai'
 import { resetOAuthProviders } from '@mariozechner/pi-ai/oauth'
 import type { PiAdapter } from '../adapter.js'
 import { authStorageModelServices } from './auth-storage-models.js'
@@ -72,6 +72,7 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
         return { extensions: [], skills: [], prompts: [], themes: [] }
       }
     },
+    asRequest: (context) => context as Context,
     replaceModel(session, model) {
       session.agent.streamFn = (_model, context, options) => model(context, options?.signal)
     },
