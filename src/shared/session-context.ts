@@ -33,6 +33,11 @@ export function runInSession<T>(scope: SessionScope, work: () => T): T {
   return contexts.storage.run(scope, work)
 }
 
+/** Runs `work` as code of no session: the harness's own work (Vite's module loader) that must see the real process. */
+export function outsideSessions<T>(work: () => T): T {
+  return contexts.storage.exit(work)
+}
+
 /** The session whose code is running now, if the running code was started by one. */
 export function currentSession(): SessionScope | undefined {
   return contexts.storage.getStore()
