@@ -12,12 +12,11 @@ const fixture = (name: string) => `test/fixtures/extensions/${name}`
 
 describe('an extension whose top-level await never settles', () => {
   it('fails to load within the bound, naming the file; a later session loads its extension', async () => {
-    const started = Date.now()
+    // The message names the bound that fired: 300 ms, not the default (no clock read on a shared machine).
     await expect(createTestSession({ extensions: [fixture('never-loads.ts')], extensionLoadTimeout: 300 })).rejects.toThrow(
       `Extension ${resolve(fixture('never-loads.ts'))} did not finish loading within 300 ms (a top-level await that never settles?)`,
     )
-    expect(Date.now() - started).toBeLessThan(2000)
-    const t = await createTestSession({ extensions: [fixture('guard.ts')], mockUI: { confirm: true } })
+    const t = await createTestSession({ extensions: [fixture('guard.ts')], mockUI: { confirm: true }, extensionLoadTimeout: 60_000 })
     await t.run(when('hi', [calls('greet', { name: 'Cy' }), says('ok')]))
     expect(t).toHaveToolResult('greet', { text: 'Hello, Cy!' })
   }, 10_000)

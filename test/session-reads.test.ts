@@ -16,7 +16,8 @@ describe("a test file's reads", () => {
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
     const spec = join(dir, 'guard.json')
     writeFileSync(spec, JSON.stringify({ schema: 'pi.ext.mock_spec.v1', extension_id: 'guard' }))
-    await createTestSession({ extensions: ['./test/fixtures/extensions/guard.ts'], mockSpec: spec })
+    // A bound for a loaded machine, not a speed check: the first load transforms the extension.
+    await createTestSession({ extensions: ['./test/fixtures/extensions/guard.ts'], mockSpec: spec, extensionLoadTimeout: 60_000 })
     const reads = readsOf(context.task.file.meta)
     expect(reads).toEqual(
       expect.arrayContaining([file('test/fixtures/extensions/guard.ts'), file('test/fixtures/extensions/counter.ts'), spec]),
@@ -26,7 +27,7 @@ describe("a test file's reads", () => {
   })
 
   it('keep what earlier tests of the file read', async (context) => {
-    await createTestSession({ extensions: ['./test/fixtures/extensions/commit-message.ts'] })
+    await createTestSession({ extensions: ['./test/fixtures/extensions/commit-message.ts'], extensionLoadTimeout: 60_000 })
     expect(readsOf(context.task.file.meta)).toEqual(expect.arrayContaining([file('test/fixtures/extensions/guard.ts'), file('test/fixtures/extensions/commit-message.ts')]))
   })
 
