@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 import { piResolveAliases } from './environment/plugin.js'
 
-// The files that pack the package, install it, or start a Vitest or npm install of their own: minutes each
+// The files that pack the package, install it, start `pi`, or start a Vitest or npm install of their own: minutes each
 // on a loaded 2-core machine. They are the `e2e` project (`npm run test:e2e`); `npm test` runs `unit`,
 // every other file. A new file that does any of those belongs in this list.
 const END_TO_END = [
@@ -14,6 +14,9 @@ const END_TO_END = [
   'test/readme.test.ts',
   'test/attach-sessions.test.ts',
   'test/hangs-in-vitest.test.ts',
+  // Start the real `pi` CLI, or `init` a project and run its Vitest.
+  'test/process-depth.test.ts',
+  'test/cli-init.test.ts',
   'test/sandbox/**/*.test.ts',
 ]
 
