@@ -1,6 +1,6 @@
 // The session fixture, for users who prefer fixtures: test('...', async ({ session }) => ...).
 import { test as base, TestRunner, type TestAPI } from 'vitest'
-import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
+import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/test-session.js'
 import { isObject } from '../src/session/options.js'
 import { withDefaults } from './defaults.js'
 import { attachSession } from './attach.js'

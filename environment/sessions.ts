@@ -3,7 +3,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { aroundEach, onTestFinished, type TestContext } from 'vitest'
 import { describeRunning } from '../src/session/activity.js'
-import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
+import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/test-session.js'
 import { closeLateWork, nameSession } from '../src/session/late-work.js'
 import { messageOf } from '../src/shared/errors.js'
 import { globalSlot } from '../src/shared/global-slot.js'

@@ -178,7 +178,7 @@ describe('auditGuard', () => {
       })
     }
     await expect(auditGuard({ extensions: [execs], corpus: tiny })).rejects.toThrow(
-      /^auditGuard: the session for category "deletes" failed after 4 of its 4 call\(s\) reached the guard \(the last: deletes\/echo, bash: echo "rm -rf \/"\): Unhandled exec: git status/,
+      /^auditGuard: the session for category "deletes" failed after 4 of its 4 call\(s\) reached the guard \(the last: deletes\/echo, bash: echo "rm -rf \/"\): \d+ problems:\s+1\. Unhandled exec: git status/,
     )
     await expect(auditGuard({ extensions: [] })).rejects.toThrow('option "extensions" must name the guard')
     await expect(auditGuard({ extensions: [quickStart], categories: ['deletions'] })).rejects.toThrow('no category "deletions" in corpus')

@@ -6,7 +6,7 @@ import { expect, it } from 'vitest'
 
 const ROOT = resolve(import.meta.dirname, '..')
 // Lowest first: a folder may import its own files and the folders before it.
-const STAGES = ['shared', 'pi', 'records', 'model', 'mocks', 'isolation', 'session', 'project', 'audit'] as const
+const STAGES = ['shared', 'pi', 'records', 'model', 'mocks', 'isolation', 'session', 'project', 'process', 'audit'] as const
 
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
@@ -60,6 +60,8 @@ it('no module of src/, environment/ or matchers/ is over 300 lines', () => {
 it("outside src/pi/, no module imports Pi: Pi's types come from src/pi/types.ts, the installed line's", () => {
   const naming = [...sources('src'), ...sources('environment'), ...sources('matchers')]
     .filter((file) => !file.startsWith('src/pi/'))
+    // The scripted model the process depth loads into the child is an extension: Pi's loader hands it Pi's modules.
+    .filter((file) => file !== 'src/process/child-extension.ts')
     .filter((file) => importsOf(file).some((s) => /^@(mariozechner|earendil-works)\//.test(s)))
   expect(naming).toEqual([])
 })

@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join, sep } from 'node:path'
-import { createTestSession, type TestSession, type TestSessionOptions } from '../session/create.js'
+import { createTestSession, type TestSession, type TestSessionOptions } from '../test-session.js'
 import { settleTempDirs } from '../isolation/temp-dirs.js'
 import { BUILTIN_TOOL_NAMES, PI_LINE } from '../pi/index.js'
 import { loadPiPackage } from '../pi/load-package.js'

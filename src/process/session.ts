@@ -1,13 +1,10 @@
 // The process depth: the same plan, playbook, mocks, records and handle as an in-process session, with the
 // real `pi` CLI in RPC mode as the Pi they drive. The child asks the harness for the model's answers and
 // mocked tools (IPC); its events, dialogs and UI calls come over RPC and fill the same records.
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
 import { enterIsolation, homeVariables } from '../isolation/isolation.js'
 import { releaseSessionDirs } from '../isolation/session-dirs.js'
 import { openMocks, type SessionMocks } from '../mocks/open.js'
 import { Playbook } from '../model/playbook.js'
-import { missingManifestEntries, readPackageJson, type PackageJson } from '../project/install-problems.js'
 import type { Action, Turn } from '../model/script.js'
 import { providerRequest } from '../pi/index.js'
 import type { AgentSession, AgentSessionEvent } from '../pi/types.js'
@@ -16,35 +13,23 @@ import { SessionRecords, textOf, type ToolContent } from '../records/records.js'
 import { plainLine, timelineText } from '../records/timeline.js'
 import { describeReceived, messageOf } from '../shared/errors.js'
 import { runInSession, type SessionScope } from '../shared/session-context.js'
-import { globalSlot } from '../shared/global-slot.js'
 import { within } from '../shared/within.js'
 import { SessionActivity, trackActivity } from '../session/activity.js'
 import { DisposerStack } from '../session/disposer.js'
 import type { TestSession } from '../session/handle.js'
 import { trackLive } from '../session/live-sessions.js'
-import type { ProcessOptions } from '../session/options.js'
 import type { SessionPlan } from '../session/plan.js'
 import { handlerThrew, Problems } from '../session/problems.js'
 import { playbookCounts, turnRunner } from '../session/turns.js'
 import { worldFor } from '../session/world.js'
+import { markProcessSession } from './process-sessions.js'
+import { childArgs, childModel, extensionFiles, listPackages, packageDirs, processSettings } from './child-launch.js'
 import { describeStderr, startPiChild, type PiChild } from './child.js'
 import type { ChildMessage } from './protocol.js'
 import type { RpcRecord } from './rpc-client.js'
 
-/** How long the child may take from spawn to its first answer (Pi loads, extensions load, session_start). */
-export const STARTUP_TIMEOUT_MS = 60_000
-/** How long one turn (run, command) may take before it fails naming what was running. */
-export const TURN_TIMEOUT_MS = 60_000
 /** How long dispose() waits for Pi's orderly shutdown (`session_shutdown`) before it kills the group. */
 export const SHUTDOWN_GRACE_MS = 5_000
-
-// On globalThis: the environment may hold another instance of this module than the one that made the session.
-const processSessions = globalSlot('process-sessions', () => new WeakSet<object>())
-
-/** Whether `t` is a process session, whose Pi runs in a child (no AgentSession here to save or export). */
-export function isProcessSession(t: object): boolean {
-  return processSessions.get().has(t)
-}
 
 export async function createProcessSession(plan: SessionPlan): Promise<TestSession> {
   const { options } = plan
@@ -150,83 +135,13 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
         },
       })
       trackActivity(t, activity)
-      processSessions.get().add(t)
+      markProcessSession(t)
       stack.defer(trackLive(t.dispose))
       return t
     } catch (error) {
       return stack.unwind(error)
     }
   })
-}
-
-/** The `process` option as its parts, defaults applied. */
-function processSettings(option: boolean | ProcessOptions | undefined) {
-  const given = typeof option === 'object' ? option : {}
-  return {
-    argv: given.argv ?? [],
-    packages: given.packages ?? [],
-    env: given.env ?? {},
-    startupTimeout: given.startupTimeout ?? STARTUP_TIMEOUT_MS,
-    turnTimeout: given.turnTimeout ?? TURN_TIMEOUT_MS,
-  }
-}
-
-/** Extension files, resolved: a factory function cannot cross into another process. */
-function extensionFiles(plan: SessionPlan): string[] {
-  return (plan.options.extensions ?? []).map((entry, index) => {
-    if (typeof entry !== 'string') {
-      throw new TypeError(`createTestSession({ process: true }): extensions[${index}] is a factory function; a pi process loads extensions from files. Give its path instead.`)
-    }
-    return resolve(plan.root, entry)
-  })
-}
-
-/**
- * The packages' directories, resolved, each checked against its manifest: Pi skips a listed extension
- * that is not there without a word, so the test fails naming it instead.
- */
-function packageDirs(root: string, packages: readonly string[]): string[] {
-  return packages.map((entry, index) => {
-    const dir = resolve(root, entry)
-    const where = `createTestSession({ process: { packages } }): packages[${index}] (${dir})`
-    let manifest: PackageJson
-    try {
-      manifest = readPackageJson(dir)
-    } catch (error) {
-      throw new Error(`${where}: ${messageOf(error)}`, { cause: error })
-    }
-    const missing = missingManifestEntries(manifest, dir)
-    if (missing.length > 0) {
-      const listed = missing.map(({ kind, path }) => `${kind} "${path}"`).join(', ')
-      throw new Error(`${where}: the pi manifest of ${manifest.name ?? 'the package'} lists ${listed}, which ${missing.length === 1 ? 'is' : 'are'} not in the package`)
-    }
-    return dir
-  })
-}
-
-/** Lists the packages in the session's own settings (its temp agent dir), where `pi install` records them. */
-function listPackages(agentDir: string, packages: readonly string[]): void {
-  mkdirSync(agentDir, { recursive: true })
-  writeFileSync(join(agentDir, 'settings.json'), `${JSON.stringify({ packages }, null, 2)}\n`)
-}
-
-function childModel({ model }: SessionPlan) {
-  const { id, name, api, provider, reasoning, input, contextWindow, maxTokens } = model
-  return { id, name, api, provider, reasoning, input: [...input], contextWindow, maxTokens }
-}
-
-/** The command line after `pi --mode rpc -e <harness>`: as a user would type it for the same session. */
-function childArgs(plan: SessionPlan, extensions: string[], argv: readonly string[]): string[] {
-  const { options, model } = plan
-  const args = ['--no-session', '--provider', model.provider, '--model', model.id]
-  for (const path of extensions) args.push('-e', path)
-  if (options.tools) args.push('--tools', options.tools.join(','))
-  if (options.systemPrompt !== undefined) args.push('--system-prompt', options.systemPrompt)
-  for (const [name, value] of Object.entries(options.flags ?? {})) {
-    if (value === true) args.push(`--${name}`)
-    else if (value !== false) args.push(`--${name}`, value)
-  }
-  return [...args, ...argv]
 }
 
 /** Started once Pi answers its first command: extensions loaded, `session_start` fired. Bounded and named. */

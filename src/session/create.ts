@@ -39,14 +39,12 @@ import { planSession, type SessionPlan } from './plan.js'
 import { rememberDirs } from './restart.js'
 import { worldFor } from './world.js'
 import { handlerThrew, Problems } from './problems.js'
-import { createProcessSession } from '../process/session.js'
 
 export type { TestSession } from './handle.js'
 export type { TestSessionOptions } from './options.js'
 
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
   const plan = planSession(options)
-  if (options.process) return createProcessSession(plan)
   const dirs = await worldFor(plan, options)
   const stack = new DisposerStack()
   const scope: SessionScope = { home: dirs.home, cwd: dirs.cwd }

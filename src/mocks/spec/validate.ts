@@ -1,8 +1,5 @@
-import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import type { Ajv2020 as Ajv, ErrorObject } from 'ajv/dist/2020.js'
+import type { ErrorObject } from 'ajv/dist/2020.js'
+import { defName, inlined, validator } from './compiled-schema.js'
 import { compileSpecPattern, SpecPatternError } from './pattern.js'
 import type { MockSpec } from './types.js'
 
@@ -18,13 +15,6 @@ export interface ValidateMockSpecOptions {
   /** When given, `extension_id` must be one of these. */
   extensionIds?: readonly string[]
 }
-
-// Loaded on the first validation, not with the harness: most sessions have no spec, and Ajv with the
-// compiled schema costs more to load than the rest of the harness. require() also reads JSON on every
-// Node 20.x (JSON import attributes need 20.10).
-const require = createRequire(import.meta.url)
-let inlinedSchema: ReturnType<typeof inlineRefs> | undefined
-const inlined = () => (inlinedSchema ??= inlineRefs(require('./schema.json') as JsonSchema))
 
 const DEFAULT_SOURCE = 'mock spec'
 const HTTP_MATCH_KEYS = 'must have one of url_exact, url_prefix, url_pattern, headers, body_contains'
@@ -61,57 +51,6 @@ export class MockSpecError extends Error {
 // The root pointer is empty, so it is left out rather than printed as a dangling ": ".
 function formatProblem(source: string, { pointer, message }: MockSpecProblem): string {
   return pointer === '' ? `${source}: ${message}` : `${source}: ${pointer}: ${message}`
-}
-
-// Compiled on first use: it costs more than a test session, and most test files never load a spec.
-// strict: false because the schema carries annotation keywords (default, description) on purpose.
-let compiled: ValidateFunction | undefined
-const validator = () => (compiled ??= loadCompiled() ?? compileSchema())
-
-type ValidateFunction = ReturnType<Ajv['compile']>
-const AJV_OPTIONS = { allErrors: true, strict: false, verbose: true } as const
-
-// Loading Ajv and compiling the schema cost 0.4-1 s, which each test file's worker paid at its first mock
-// spec: the compiled code is kept in the project's node_modules/.cache, keyed by the schema and Ajv's version.
-function cachedValidatorFile(): string | undefined {
-  const cacheRoot = join(process.cwd(), 'node_modules', '.cache')
-  if (!existsSync(join(process.cwd(), 'node_modules'))) return undefined
-  const ajvVersion = (require('ajv/package.json') as { version: string }).version
-  const key = createHash('sha256').update(JSON.stringify([inlined().schema, ajvVersion, AJV_OPTIONS])).digest('hex').slice(0, 16)
-  return join(cacheRoot, 'vitest-environment-pi', `mock-spec-validator-${key}.cjs`)
-}
-
-function loadCompiled(): ValidateFunction | undefined {
-  const file = cachedValidatorFile()
-  if (file === undefined || !existsSync(file)) return undefined
-  try {
-    const module = { exports: {} as { default?: ValidateFunction } }
-    // The code requires Ajv's runtime helpers, resolved from here as Ajv itself is.
-    new Function('require', 'module', 'exports', readFileSync(file, 'utf8'))(require, module, module.exports)
-    return module.exports.default
-  } catch {
-    return undefined
-  }
-}
-
-function compileSchema(): ValidateFunction {
-  const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')
-  const ajv = new Ajv2020({ ...AJV_OPTIONS, code: { source: true } })
-  const validate = ajv.compile(inlined().schema)
-  const file = cachedValidatorFile()
-  if (file !== undefined) {
-    try {
-      const standaloneCode = (require('ajv/dist/standalone/index.js') as typeof import('ajv/dist/standalone/index.js')).default
-      mkdirSync(dirname(file), { recursive: true })
-      // Written aside and renamed: a worker reading it never sees half a file.
-      const partial = `${file}.${process.pid}.tmp`
-      writeFileSync(partial, standaloneCode(ajv, validate))
-      renameSync(partial, file)
-    } catch {
-      // A cache that cannot be written only costs the next process the compile.
-    }
-  }
-  return validate
 }
 
 /** Returns the spec typed and unchanged (defaults not filled in), or throws one MockSpecError with every schema and cross-field problem. */
@@ -296,36 +235,4 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function listOf(value: unknown): unknown[] {
   return Array.isArray(value) ? value : []
-}
-
-type JsonSchema = { [keyword: string]: unknown }
-
-// Which definition an inlined schema object is, kept in the schema (an annotation Ajv ignores), so that it
-// survives in the compiled code the cache holds, where the objects are others.
-const DEF = 'x-vitest-pi-def'
-const defName = (schema: unknown) => (isObject(schema) ? schema[DEF] : undefined)
-const withoutDefName = ({ [DEF]: _name, ...rest }: JsonSchema) => rest
-
-/**
- * The schema with every `$ref` replaced by its definition, and each definition inlined once, so an error's
- * parentSchema is the definition object itself. Ajv calls a referenced schema as a function and joins its
- * errors to the caller's with `concat`, which made N failing rules cost O(N²); inlined, each error is one push.
- */
-function inlineRefs(root: JsonSchema): { schema: JsonSchema; defs: Record<string, JsonSchema> } {
-  const definitions = (root.$defs ?? {}) as Record<string, JsonSchema>
-  const defs: Record<string, JsonSchema> = {}
-  const definition = (ref: string): JsonSchema => {
-    const name = ref.replace(/^#\/\$defs\//, '')
-    if (!(name in definitions)) throw new Error(`schema.json: unknown $ref ${ref}`)
-    return (defs[name] ??= { ...(inline(definitions[name]) as JsonSchema), [DEF]: name })
-  }
-  const inline = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(inline)
-    if (!isObject(node)) return node
-    const { $ref, $defs: _defs, ...rest } = node
-    // Beside a $ref the schema only annotates (description), so merging keeps the meaning.
-    if (typeof $ref === 'string') return Object.keys(rest).length === 0 ? definition($ref) : { ...withoutDefName(definition($ref)), ...rest }
-    return Object.fromEntries(Object.entries(rest).map(([key, child]) => [key, inline(child)]))
-  }
-  return { schema: inline(root) as JsonSchema, defs }
 }
