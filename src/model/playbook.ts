@@ -4,7 +4,7 @@ import type { AssistantMessage, AssistantMessageEventStream, Context, Model, Too
 import { assistantMessage, writeMessage } from './stream.js'
 import type { ToolCallRecord, ToolResultRecord } from '../records/records.js'
 import { asError, describeReceived, messageOf } from '../shared/errors.js'
-import { describeExtensionRequest, ExtensionLane, type ExtensionRequest } from './extension-lane.js'
+import { describeExtensionRequest, ExtensionLane, lastUserText, type ExtensionRequest } from './extension-lane.js'
 import { when, type ExtensionAnswersAction, type ToolCallAction, type Turn } from './script.js'
 import { abortsAt, describeStep, responseFor, stepsOf, type Step } from './steps.js'
 
@@ -46,6 +46,12 @@ interface ActiveTurn {
   firstStep: number
 }
 
+/** A turn scripted for an extension to start on its own, and whom to tell when it starts. */
+interface UpcomingTurn {
+  turn: Turn
+  started: (index: number) => void
+}
+
 /** Serves scripted steps to Pi and explains any mismatch between the script and what Pi asked for. */
 export class Playbook {
   private turn: ActiveTurn | undefined
@@ -61,6 +67,8 @@ export class Playbook {
   private readonly extensions = new ExtensionLane()
   /** Problems found while serving (exhaustion, a failing callback), reported when the turn ends. */
   private problem: Error | undefined
+  /** Turns scripted for extensions to start on their own (`t.next`), in the order they will start. */
+  private readonly upcoming: UpcomingTurn[] = []
 
   constructor(private readonly hooks: PlaybookHooks) {}
 
@@ -69,7 +77,8 @@ export class Playbook {
   }
 
   get remaining(): number {
-    return this.total - this.served + this.extensions.size - this.extensions.used
+    const upcoming = this.upcoming.reduce((sum, { turn }) => sum + stepsOf(turn.actions.filter((action) => action.kind !== 'extension')).length, 0)
+    return this.total - this.served + this.extensions.size - this.extensions.used + upcoming
   }
 
   /** Where the script is: the running turn and the last step it served (`turn 1 ("hi"), playbook step 2`). */
@@ -86,17 +95,26 @@ export class Playbook {
   }
 
   begin(turn: Turn): void {
-    if (typeof turn !== 'object' || turn === null || Array.isArray(turn)) {
-      throw new TypeError(`run(...turns): a turn is when(prompt, [...]), got ${describeReceived(turn)}`)
-    }
-    // A turn written by hand gets the checks when() makes.
-    const { prompt, actions } = when(turn.prompt, turn.actions)
+    const { prompt, actions } = checkedTurn(turn, 'run(...turns)')
     const forExtensions = actions.filter((action): action is ExtensionAnswersAction => action.kind === 'extension')
     const steps = stepsOf(actions.filter((action) => action.kind !== 'extension'))
     this.extensions.load(forExtensions)
     this.turn = { index: ++this.turnCount, prompt, steps, next: 0, firstStep: this.served + 1 }
     this.total += steps.length
     this.problem = undefined
+  }
+
+  /**
+   * Scripts the next turn an extension starts on its own (from `agent_end`, a command or a timer);
+   * `started` is told its number when it first asks the model, and the turn then runs until end().
+   */
+  later(turn: Turn, started: (index: number) => void): void {
+    this.upcoming.push({ turn: checkedTurn(turn, 'next(turn)'), started })
+  }
+
+  /** Forgets the turns scripted with later() that no extension started; returns their prompts. */
+  dropUnstarted(): string[] {
+    return this.upcoming.splice(0).map(({ turn }) => turn.prompt)
   }
 
   /** Ends the current turn; throws the diagnostic when the script and Pi disagreed. */
@@ -163,9 +181,11 @@ export class Playbook {
   }
 
   private async serve(context: Context, signal: AbortSignal | undefined): Promise<AssistantMessage> {
-    const turn = this.turn
     const stepNumber = this.served + 1
+    const [turn, mismatch] = this.turn ? [this.turn] : this.startUpcoming(context, stepNumber)
     this.hooks.onRequest({ step: stepNumber, context, by: 'agent' })
+    if (!turn) return assistantMessage(this.hooks.model, [], 'error', 'Unscripted model request: no turn is scripted for a turn an extension started')
+    if (mismatch) throw mismatch
     this.answering = stepNumber
     try {
       await this.runResultCallbacks(context)
@@ -173,7 +193,7 @@ export class Playbook {
       this.answering = undefined
     }
     if (signal?.aborted) return assistantMessage(this.hooks.model, [], 'aborted', 'Request was aborted')
-    if (!turn || turn.next >= turn.steps.length) throw this.exhausted(turn, stepNumber)
+    if (turn.next >= turn.steps.length) throw this.exhausted(turn, stepNumber)
     const step = turn.steps[turn.next++]!
     this.served++
     this.lastServed = { number: stepNumber, step }
@@ -227,13 +247,36 @@ export class Playbook {
     )
   }
 
-  private exhausted(turn: ActiveTurn | undefined, stepNumber: number): Error {
-    const where = turn
-      ? `turn ${turn.index} (${JSON.stringify(turn.prompt)}) has only ${turn.steps.length} step(s)`
-      : 'no turn is running (an extension started one on its own)'
+  /**
+   * A model request while no turn runs: an extension started one on its own. The next turn scripted with
+   * later() takes it; without one, the request fails the test (reported) and gets a provider error.
+   */
+  private startUpcoming(context: Context, stepNumber: number): [ActiveTurn | undefined, Error?] {
+    const first = lastUserText(context) ?? ''
+    const upcoming = this.upcoming.shift()
+    if (!upcoming) {
+      this.hooks.report(
+        new Error(
+          [
+            `Unscripted model request: turn ${++this.turnCount}, which an extension started on its own with ${JSON.stringify(first)}, asked the model for step ${stepNumber}, but no turn is scripted for it.`,
+            `  Script it before it starts, and await it: const next = t.next(when(${JSON.stringify(first)}, [says("...")])); ...; await next`,
+          ].join('\n'),
+        ),
+      )
+      return [undefined]
+    }
+    this.begin(upcoming.turn)
+    const turn = this.turn!
+    upcoming.started(turn.index)
+    if (turn.prompt === first) return [turn]
+    const expected = JSON.stringify(turn.prompt)
+    return [turn, new Error(`t.next(when(${expected})) expected the next turn an extension starts to begin with ${expected}, but turn ${turn.index} began with ${JSON.stringify(first)}.`)]
+  }
+
+  private exhausted(turn: ActiveTurn, stepNumber: number): Error {
     return new Error(
       [
-        `Playbook exhausted: Pi asked the model for step ${stepNumber}, but ${where}.`,
+        `Playbook exhausted: Pi asked the model for step ${stepNumber}, but turn ${turn.index} (${JSON.stringify(turn.prompt)}) has only ${turn.steps.length} step(s).`,
         `  Last consumed: ${this.lastConsumedLine()}`,
         '  Remaining: none',
         'Pi asks the model again after every tool result: end the turn with says(...), or add the step Pi needed.',
@@ -257,4 +300,12 @@ export class Playbook {
       }
     }
   }
+}
+
+/** A turn written by hand gets the checks when() makes; `call` names the method for the message. */
+function checkedTurn(turn: Turn, call: string): Turn {
+  if (typeof turn !== 'object' || turn === null || Array.isArray(turn)) {
+    throw new TypeError(`${call}: a turn is when(prompt, [...]), got ${describeReceived(turn)}`)
+  }
+  return when(turn.prompt, turn.actions)
 }

@@ -8,6 +8,8 @@ import { globalSlot } from '../shared/global-slot.js'
 export class SessionActivity {
   /** What the test awaits on the session: `run(when("hang"))`, `command("review")`, `emit("input")`. */
   doing: string | undefined
+  /** The turns an extension is to start (t.next) that the test awaits, each described. */
+  readonly awaiting = new Map<object, string>()
   /** Extension handlers that were called and have not returned yet. */
   readonly handlers = new Set<HandlerOrigin>()
   /** The script, once the model is replaced. */
@@ -29,11 +31,14 @@ export class SessionActivity {
 
   /** `run(when("hang")), turn 1 ("hang"), playbook step 1: tool "bash" (…) had not finished`; undefined when idle. */
   describe(): string | undefined {
-    if (this.doing === undefined) return undefined
+    const doing = this.doing ?? ([...this.awaiting.values()].join(', ') || undefined)
+    if (doing === undefined) return undefined
     const where = this.playbook?.position
     const unfinished = this.unfinished()
+    // Awaiting a turn no extension has started: nothing of the session's runs.
+    if (this.doing === undefined && where === undefined && unfinished.length === 0) return doing
     const what = unfinished.length > 0 ? `${unfinished.join(', ')} had not finished` : 'no tool, extension handler or model request was running (Pi itself was)'
-    return `${this.doing}${where === undefined ? '' : `, ${where}`}: ${what}`
+    return `${doing}${where === undefined ? '' : `, ${where}`}: ${what}`
   }
 }
 

@@ -10,6 +10,7 @@ import type { SessionRecords } from '../records/records.js'
 import { describeReceived, messageOf } from '../shared/errors.js'
 import { runInSession, type SessionScope } from '../shared/session-context.js'
 import type { SessionActivity } from './activity.js'
+import { AwaitedTurn } from './awaited-turn.js'
 import type { DisposerStack } from './disposer.js'
 import type { Problems } from './problems.js'
 
@@ -26,6 +27,12 @@ export interface TestSession {
   readonly playbook: { readonly consumed: number; readonly remaining: number }
   /** Sends each turn's prompt and waits until Pi is idle; throws when the script and Pi disagreed. */
   run(...turns: Turn[]): Promise<void>
+  /**
+   * Scripts the next turn an extension starts on its own (from `agent_end`, a command or a timer, with
+   * `pi.sendUserMessage` or a triggering `pi.sendMessage`): its prompt is the message that starts it.
+   * Settles when that turn has ended; rejects with what a run() of it would have thrown.
+   */
+  next(turn: Turn): PromiseLike<void>
   /** Runs a registered slash command (with the model actions it leads to) and waits until Pi is idle. */
   command(name: string, args?: string, actions?: readonly Action[]): Promise<void>
   /**
@@ -89,9 +96,12 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
   }
 
   // The first cause wins: Pi's own rejection, then a problem the mocks saw, then the playbook's diagnostic.
-  const inTurn = async <T>(turn: Turn, work: () => Promise<T>): Promise<T> => {
+  const inTurn = <T>(turn: Turn, work: () => Promise<T>): Promise<T> => {
     playbook.begin(turn)
     records.beginTurn(turn.prompt)
+    return finishTurn(work)
+  }
+  const finishTurn = async <T>(work: () => Promise<T>): Promise<T> => {
     let failure: unknown
     let result: T | undefined
     try {
@@ -115,6 +125,38 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
   }
   const runTurn = (turn: Turn) => inTurn(turn, () => pi.prompt(turn.prompt))
 
+  // A turn an extension starts runs on its own; the playbook tells when it begins, and it ends once Pi settles.
+  const next = (turn: Turn): AwaitedTurn => {
+    const named = `t.next(when(${JSON.stringify(turn?.prompt)}))`
+    const awaited = new AwaitedTurn(
+      (error) => problems.report(error),
+      () => activity.awaiting.set(awaited, `${named}, which no extension has started yet`),
+    )
+    playbook.later(turn, (index) => {
+      waitingToStart.delete(awaited)
+      records.beginTurn(turn.prompt)
+      if (activity.awaiting.has(awaited)) activity.awaiting.set(awaited, `${named} (turn ${index})`)
+      void runInSession(scope, () => finishTurn(async () => undefined)).then(
+        () => awaited.resolve(),
+        (error: unknown) => awaited.fail(error instanceof Error ? error : new Error(String(error))),
+      ).finally(() => activity.awaiting.delete(awaited))
+    })
+    waitingToStart.add(awaited)
+    return awaited
+  }
+  const waitingToStart = new Set<AwaitedTurn>()
+  // A turn scripted for an extension that never started it fails the test when the session ends.
+  stack.defer(() => {
+    const never = playbook.dropUnstarted()
+    if (never.length === 0) return
+    const error = new Error(
+      `${never.map((prompt) => `t.next(when(${JSON.stringify(prompt)}))`).join(', ')} was never started: no extension started a turn of its own ` +
+        'before the session ended.',
+    )
+    for (const awaited of waitingToStart) awaited.abandon(error)
+    throw error
+  })
+
   return {
     session: pi,
     cwd,
@@ -128,6 +170,7 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
         return playbook.remaining
       },
     },
+    next,
     run: (...turns) =>
       exclusive('run()', `run(${turns.map((turn) => `when(${JSON.stringify(turn?.prompt)})`).join(', ')})`, async () => {
         for (const turn of turns) await runTurn(turn)
