@@ -15,11 +15,12 @@ export interface CustomKeys {
 
 const SCRIPT_FIELDS = new Set(['keys', 'columns', 'rows'])
 
-/** `{ keys: [...] }` (with `columns`, `rows`): any other value is what custom() resolves with, as before. */
+/**
+ * `{ keys }` (with `columns`, `rows`): a script that runs the component, whatever `keys` holds (checked where
+ * it is used: `{ keys: 'down' }` is a mistake, not an answer). Any other value is what custom() resolves with.
+ */
 export function isCustomKeys(value: unknown): value is CustomKeys {
-  return (
-    typeof value === 'object' && value !== null && Array.isArray((value as CustomKeys).keys) && Object.keys(value).every((key) => SCRIPT_FIELDS.has(key))
-  )
+  return typeof value === 'object' && value !== null && 'keys' in value && Object.keys(value).every((key) => SCRIPT_FIELDS.has(key))
 }
 
 const NAMED: Record<string, string> = {

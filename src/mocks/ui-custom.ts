@@ -3,7 +3,7 @@
 // Widget factories (ctx.ui.setWidget(key, (tui, theme) => component)) render on the same kind of screen.
 import { openScreen, screenNow, type ComponentScreen, type Frame, type MountOptions } from '../pi/index.js'
 import type { CustomFrame, UICallRecord } from '../records/records.js'
-import { messageOf } from '../shared/errors.js'
+import { describeReceived, messageOf } from '../shared/errors.js'
 import { describeKey, keystrokes, type CustomKeys, type KeyInput } from './keys.js'
 
 type Factory = (tui: unknown, theme: unknown, keybindings: unknown, done: (result: unknown) => void) => unknown
@@ -25,10 +25,13 @@ export async function driveCustom(
   script: CustomKeys,
   call: UICallRecord,
   report: (error: Error) => void,
+  path = 'mockUI.custom',
 ): Promise<unknown> {
   let presses: { key: KeyInput; bytes: string[] }[]
   try {
-    presses = script.keys.map((key, index) => ({ key, bytes: keystrokes(key, `mockUI.custom.keys[${index}]`) }))
+    const keys: unknown = script.keys
+    if (!Array.isArray(keys)) throw new TypeError(`${path}.keys must be an array of keys (["down", "enter"]), got ${describeReceived(keys)}`)
+    presses = script.keys.map((key, index) => ({ key, bytes: keystrokes(key, `${path}.keys[${index}]`) }))
   } catch (error) {
     report(error as Error)
     throw error
