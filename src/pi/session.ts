@@ -151,4 +151,5 @@ function renameExtension(extension: LoadedExtension, path: string | undefined): 
   extension.sourceInfo = createSyntheticSourceInfo(path, { source: 'local', baseDir })
   for (const tool of extension.tools.values()) tool.sourceInfo = extension.sourceInfo
   for (const command of extension.commands.values()) command.sourceInfo = extension.sourceInfo
+  for (const shortcut of extension.shortcuts.values()) shortcut.extensionPath = path
 }

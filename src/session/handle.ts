@@ -4,7 +4,8 @@ import type { SessionMocks } from '../mocks/open.js'
 import type { PendingRule } from '../mocks/rules.js'
 import type { Playbook } from '../model/playbook.js'
 import { when, type Action, type Turn } from '../model/script.js'
-import { emitExtensionEvent, pressEscape, saveSessionFile } from '../pi/index.js'
+import { emitExtensionEvent, pressEscape, resolveShortcut, saveSessionFile, type RegisteredShortcut } from '../pi/index.js'
+import { keystrokes } from '../mocks/keys.js'
 import type { AgentSession } from '../pi/types.js'
 import type { SessionRecords } from '../records/records.js'
 import { describeReceived, messageOf } from '../shared/errors.js'
@@ -40,6 +41,12 @@ export interface TestSession {
    * what the handlers lead to (forExtension(...) answers for their own model calls).
    */
   emit(eventName: string, payload?: Record<string, unknown>, actions?: readonly Action[]): Promise<unknown>
+  /**
+   * Presses a key (a pi-tui key id: `'ctrl+shift+u'`) as the terminal sends it, and runs the shortcut an
+   * extension registered for it, resolved as Pi's interactive mode does, with the extensions' context; waits
+   * until Pi is idle. `actions` script what the handler leads to. A key no shortcut has fails, listing them.
+   */
+  press(key: string, actions?: readonly Action[]): Promise<void>
   /**
    * Aborts what Pi is running, as the user's Esc does: queued messages are dropped and the run in
    * progress ends with stop reason `aborted`. Returns at once; nothing happens when Pi is idle.
@@ -83,7 +90,7 @@ export interface SessionParts {
 export function sessionHandle({ pi, cwd, home, scope, records, playbook, problems, mocks, firedEvents, settle, stack, activity }: SessionParts): TestSession {
   // One thing at a time: Pi runs one prompt at a time, and a second would be refused by Pi in a way
   // that lets the first end early.
-  const exclusive = async <T>(what: 'run()' | 'command()' | 'emit()', doing: string, work: () => Promise<T>): Promise<T> => {
+  const exclusive = async <T>(what: 'run()' | 'command()' | 'emit()' | 'press()', doing: string, work: () => Promise<T>): Promise<T> => {
     if (stack.disposed) throw new Error(`${what} after dispose(): this test session is closed`)
     const busy = activity.doing
     if (busy) throw new Error(`${what} while ${busy} is still running on this session: await it first (a session runs one prompt at a time)`)
@@ -187,6 +194,21 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
       exclusive('emit()', `emit(${JSON.stringify(eventName)})`, () =>
         inTurn(when(`emit(${JSON.stringify(eventName)})`, actions), () => emitExtensionEvent(pi, eventName, payload)),
       ),
+    press: (key, actions = []) =>
+      exclusive('press()', `press(${JSON.stringify(key)})`, async () => {
+        const [bytes] = keystrokes(key, `press(${JSON.stringify(key)})`)
+        const found = await resolveShortcut(pi, bytes!)
+        if ('registered' in found) {
+          throw new Error(`press(${JSON.stringify(key)}): no extension registered a shortcut for this key. Registered shortcuts: ${found.registered.map(describeShortcut).join(', ') || 'none'}`)
+        }
+        await inTurn(when(`press(${JSON.stringify(key)})`, actions), async () => {
+          try {
+            await found.handler()
+          } catch (error) {
+            throw new Error(`The ${describeShortcut(found.shortcut)} shortcut's handler threw: ${messageOf(error)}`, { cause: error })
+          }
+        })
+      }),
     abort: () => pressEscape(pi),
     firedEvents,
     verify: () => problems.throwIfAny(),
@@ -202,3 +224,7 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
     dispose: () => runInSession(scope, () => stack.dispose()),
   }
 }
+
+/** `ctrl+shift+u ("Cycle presets", /repo/preset.ts)` */
+const describeShortcut = ({ key, description, extensionPath }: RegisteredShortcut) =>
+  `${key} (${description === undefined ? '' : `${JSON.stringify(description)}, `}${extensionPath})`
