@@ -70,7 +70,8 @@ export class Playbook {
   /** Turns scripted for extensions to start on their own (`t.next`), in the order they will start. */
   private readonly upcoming: UpcomingTurn[] = []
 
-  constructor(private readonly hooks: PlaybookHooks) {}
+  /** `stillQueued` follows the session's instance (/new, /resume and /fork replace it). */
+  constructor(readonly hooks: PlaybookHooks) {}
 
   get consumed(): number {
     return this.served + this.extensions.consumed

@@ -57,13 +57,40 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
         { scope, recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer) },
       )
       const cwd = plan.cwd ?? dirs.cwd!
-      pi = await startPi(plan, { cwd, agentDir: dirs.agentDir, mocks, activity }, stack)
-      const playbook = (activity.playbook = scriptModel(pi, { model: plan.model, recorder, problems, activity, scope }, stack))
-      recorder.attach(pi)
-      const settle = trackSettling(pi)
-      await bindExtensions(pi, mocks, recorder, activity, stack)
-      const firedEvents = await fireSequence(plan.blocks.events?.fire_sequence ?? [], (event, payload) => emitExtensionEvent(pi, event, payload))
-      const t = sessionHandle({ pi, cwd, home: dirs.home, scope, records: recorder.records, playbook, problems, mocks, firedEvents, settle, stack, activity })
+      const { session: first, runtime } = await startPi(plan, { cwd, agentDir: dirs.agentDir, mocks, activity, records: recorder.records }, stack)
+      pi = first
+      const current = () => pi!
+      const playbook = (activity.playbook = scriptModel(current, { model: plan.model, recorder, problems, activity, scope }, stack))
+      // Each instance of the session (the first, then each /new, /resume, /fork) is scripted, recorded and bound alike.
+      let settleCurrent: () => Promise<void> = async () => {}
+      const wire = async (session: AgentSession) => {
+        pi = session
+        replaceModel(session, (context, signal) => playbook.answer(context, signal))
+        playbook.hooks.stillQueued = watchQueuedMessages(session, () => runningHandlers(activity))
+        recorder.attach(session)
+        settleCurrent = trackSettling(session)
+        await bindExtensions(session, mocks, recorder)
+      }
+      await wire(first)
+      stack.defer(() => shutDownExtensions(current(), activity))
+      stack.defer(() => stopAgent(current(), activity))
+      runtime.setRebindSession(wire)
+      const firedEvents = await fireSequence(plan.blocks.events?.fire_sequence ?? [], (event, payload) => emitExtensionEvent(current(), event, payload))
+      const t = sessionHandle({
+        current,
+        runtime,
+        cwd,
+        home: dirs.home,
+        scope,
+        records: recorder.records,
+        playbook,
+        problems,
+        mocks,
+        firedEvents,
+        settle: () => settleCurrent(),
+        stack,
+        activity,
+      })
       trackActivity(t, activity)
       // Ended first by its own dispose(), else by the end of its test file.
       stack.defer(trackLive(t.dispose))
@@ -89,22 +116,25 @@ async function enterIsolated(scope: SessionScope, dirs: SessionDirs, stack: Disp
 /** Loads the extensions and creates the real AgentSession with them, the mocked built-in tools and the spec's state. */
 async function startPi(
   plan: SessionPlan,
-  { cwd, agentDir, mocks, activity }: { cwd: string; agentDir: string; mocks: SessionMocks; activity: SessionActivity },
+  { cwd, agentDir, mocks, activity, records }: { cwd: string; agentDir: string; mocks: SessionMocks; activity: SessionActivity; records: SessionRecords },
   stack: DisposerStack,
 ) {
   const { options, model, availableModels, blocks } = plan
-  const extensions = await loadExtensions(options.extensions ?? [], {
-    root: plan.root,
-    importModule: options.importModule,
-    extensionApi: mocks.extensionApi,
-    loadTimeout: options.extensionLoadTimeout,
-    handlersRunning: activity.handlers,
-  })
+  const load = () =>
+    loadExtensions(options.extensions ?? [], {
+      root: plan.root,
+      importModule: options.importModule,
+      extensionApi: mocks.extensionApi,
+      loadTimeout: options.extensionLoadTimeout,
+      handlersRunning: activity.handlers,
+    })
   const created = await createPiSession({
     cwd,
     agentDir,
     freshDirs: plan.cwd === undefined,
-    extensions,
+    extensions: await load(),
+    reloadExtensions: load,
+    onReload: () => records.beginInstance(activity.doing ?? 'an extension'),
     model,
     ...(availableModels.length > 0 ? { availableModels } : {}),
     ...(blocks.model?.thinking_level ? { thinkingLevel: blocks.model.thinking_level } : {}),
@@ -116,13 +146,14 @@ async function startPi(
     customToolsFor: (extensionTools) => mocks.builtinTools(cwd, extensionTools),
   })
   const pi = created.session
-  stack.defer(() => pi.dispose())
+  // The instance alive at the end: /new, /resume and /fork dispose the ones before, as Pi's runtime does.
+  stack.defer(() => created.runtime.session.dispose())
   if (created.loadErrors.length > 0) {
     throw new Error(`Extension failed to load:\n${created.loadErrors.map((e) => `  ${e.path}: ${e.error}`).join('\n')}`)
   }
   mocks.checkToolsExist(created.extensionTools)
   if (options.toolExecution) pi.agent.toolExecution = options.toolExecution
-  return pi
+  return created
 }
 
 /**
@@ -130,26 +161,24 @@ async function startPi(
  * themselves; each request is recorded with who asked.
  */
 function scriptModel(
-  pi: AgentSession,
+  current: () => AgentSession,
   { model, recorder, problems, activity, scope }: { model: Model<string>; recorder: Recorder; problems: Problems; activity: SessionActivity; scope: SessionScope },
   stack: DisposerStack,
 ): Playbook {
-  const running = () => [...activity.handlers].map(({ event, extensionPath }) => `the "${event}" handler of ${extensionPath}`).join(', ') || undefined
   const playbook = new Playbook({
     model,
     onRequest: ({ step, context, by, extensionPath }) =>
-      recorder.modelRequest(step, context, by === 'agent' && !pi.extensionRunner.hasHandlers('context'), { by, ...(extensionPath === undefined ? {} : { extensionPath }) }),
+      recorder.modelRequest(step, context, by === 'agent' && !current().extensionRunner.hasHandlers('context'), { by, ...(extensionPath === undefined ? {} : { extensionPath }) }),
     resultFor: (message) => recorder.resultRecord(message.toolCallId, message.toolName, message.content, message.isError, message.details),
     callFor: (toolCallId) => recorder.callRecord(toolCallId),
     onToolCall: (toolCallId, step) => recorder.callAsked(toolCallId, step),
-    abort: () => pressEscape(pi),
+    abort: () => pressEscape(current()),
     report: (error) => problems.report(error),
-    stillQueued: watchQueuedMessages(pi, running),
+    stillQueued: () => [],
   })
-  replaceModel(pi, (context, signal) => playbook.answer(context, signal))
   stack.defer(
     answerExtensionModelCalls(scope, ({ model: asked, context, stack: caller, signal }) => {
-      const paths = pi.extensionRunner.getExtensionPaths()
+      const paths = current().extensionRunner.getExtensionPaths()
       // Pi's own summaries take agent steps, as on 1.x, where they go through the agent's stream function.
       if (askedByPi(caller, paths)) return playbook.answer(context, signal)
       return playbook.answerExtension({ context, extensionPath: extensionOnStack(caller, paths), signal }, asked)
@@ -158,16 +187,18 @@ function scriptModel(
   return playbook
 }
 
+/** What extension handlers are running now, for the message that names who queued a message. */
+const runningHandlers = (activity: SessionActivity) =>
+  [...activity.handlers].map(({ event, extensionPath }) => `the "${event}" handler of ${extensionPath}`).join(', ') || undefined
+
 /**
  * Binds the mock UI and starts the extensions (`session_start`); from then on the session ends as Pi's
  * does: abort, `session_shutdown`, dispose. A handler's crash is recorded.
  */
-async function bindExtensions(pi: AgentSession, mocks: SessionMocks, recorder: Recorder, activity: SessionActivity, stack: DisposerStack) {
+async function bindExtensions(pi: AgentSession, mocks: SessionMocks, recorder: Recorder) {
   // A widget factory renders when it is set, from session_start on: Pi's TUI modules must be loaded by then.
   if (!mocks.headless) await preloadTui()
   await bindSession(pi, { ui: mocks.ui, headless: mocks.headless, onError: (error) => recorder.extensionError(error) })
-  stack.defer(() => shutDownExtensions(pi, activity))
-  stack.defer(() => stopAgent(pi, activity))
 }
 
 /** How long dispose() waits for the agent to stop after abort() before it cleans up anyway. */

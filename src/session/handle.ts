@@ -4,11 +4,24 @@ import type { SessionMocks } from '../mocks/open.js'
 import type { PendingRule } from '../mocks/rules.js'
 import type { Playbook } from '../model/playbook.js'
 import { when, type Action, type Turn } from '../model/script.js'
-import { emitExtensionEvent, pressEscape, resolveShortcut, saveSessionFile, type RegisteredShortcut } from '../pi/index.js'
+import {
+  emitExtensionEvent,
+  forkSession,
+  navigateTree,
+  pressEscape,
+  reloadSession,
+  resolveShortcut,
+  resumeSession,
+  saveSessionFile,
+  startNewSession,
+  type LifecycleResult,
+  type RegisteredShortcut,
+} from '../pi/index.js'
 import { keystrokes } from '../mocks/keys.js'
-import type { AgentSession } from '../pi/types.js'
+import type { AgentSession, AgentSessionRuntime } from '../pi/types.js'
 import type { SessionRecords } from '../records/records.js'
 import { describeReceived, messageOf } from '../shared/errors.js'
+export type { LifecycleResult } from '../pi/index.js'
 import { runInSession, type SessionScope } from '../shared/session-context.js'
 import type { SessionActivity } from './activity.js'
 import { AwaitedTurn } from './awaited-turn.js'
@@ -48,6 +61,25 @@ export interface TestSession {
    */
   press(key: string, actions?: readonly Action[]): Promise<void>
   /**
+   * /new, through Pi's session runtime: `session_before_switch` may cancel (then `{ cancelled: true }`); else the
+   * old instance gets `session_shutdown`, every extension factory runs again, and `session_start` fires with
+   * reason `new`. The playbook, mocks and records carry on; `t.session` is the new instance.
+   */
+  newSession(): Promise<LifecycleResult>
+  /** /resume of a session file (e.g. one `saveSession()` wrote), as newSession() goes; `session_start` reason `resume`. */
+  resume(path: string): Promise<LifecycleResult>
+  /**
+   * /fork at an entry (`t.session.sessionManager.getEntries()`): `before` a user message (Pi's default; its text
+   * comes back as `selectedText`) or `at` any entry. `session_before_fork` may cancel; `session_start` reason `fork`.
+   */
+  fork(entryId: string, position?: 'before' | 'at'): Promise<LifecycleResult>
+  /** /tree: moves to an entry of the same session (no summary); `session_before_tree` may cancel. */
+  navigate(entryId: string): Promise<LifecycleResult>
+  /** /reload: `session_shutdown`, every factory runs again, `session_start` with reason `reload`. */
+  reload(): Promise<LifecycleResult>
+  /** Which instance of the session runs now: 1, then one more after each newSession(), resume(), fork(), reload(). */
+  readonly instance: number
+  /**
    * Aborts what Pi is running, as the user's Esc does: queued messages are dropped and the run in
    * progress ends with stop reason `aborted`. Returns at once; nothing happens when Pi is idle.
    */
@@ -69,7 +101,9 @@ export interface TestSession {
 }
 
 export interface SessionParts {
-  pi: AgentSession
+  /** The session's instance now: /new, /resume and /fork replace it through `runtime`. */
+  current: () => AgentSession
+  runtime: AgentSessionRuntime
   cwd: string
   home: string
   /** The session's context: run(), command(), emit() and dispose() run in it. */
@@ -87,10 +121,10 @@ export interface SessionParts {
   activity: SessionActivity
 }
 
-export function sessionHandle({ pi, cwd, home, scope, records, playbook, problems, mocks, firedEvents, settle, stack, activity }: SessionParts): TestSession {
+export function sessionHandle({ current, runtime, cwd, home, scope, records, playbook, problems, mocks, firedEvents, settle, stack, activity }: SessionParts): TestSession {
   // One thing at a time: Pi runs one prompt at a time, and a second would be refused by Pi in a way
   // that lets the first end early.
-  const exclusive = async <T>(what: 'run()' | 'command()' | 'emit()' | 'press()', doing: string, work: () => Promise<T>): Promise<T> => {
+  const exclusive = async <T>(what: string, doing: string, work: () => Promise<T>): Promise<T> => {
     if (stack.disposed) throw new Error(`${what} after dispose(): this test session is closed`)
     const busy = activity.doing
     if (busy) throw new Error(`${what} while ${busy} is still running on this session: await it first (a session runs one prompt at a time)`)
@@ -130,7 +164,10 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
     if (failure !== undefined) throw failure
     return result as T
   }
-  const runTurn = (turn: Turn) => inTurn(turn, () => pi.prompt(turn.prompt))
+  // A step of Pi's life runs like a turn: what its handlers lead to is scripted, their problems fail it.
+  // A new instance's records begin when Pi loads its extensions again (see create.ts).
+  const lifecycle = (name: string, step: () => Promise<LifecycleResult>) => exclusive(name, name, () => inTurn(when(name), step))
+  const runTurn = (turn: Turn) => inTurn(turn, () => current().prompt(turn.prompt))
 
   // A turn an extension starts runs on its own; the playbook tells when it begins, and it ends once Pi settles.
   const next = (turn: Turn): AwaitedTurn => {
@@ -165,7 +202,9 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
   })
 
   return {
-    session: pi,
+    get session() {
+      return current()
+    },
     cwd,
     home,
     events: records,
@@ -184,20 +223,20 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
       }),
     command: (name, args, actions = []) =>
       exclusive('command()', `command(${JSON.stringify(name)})`, async () => {
-        if (!pi.extensionRunner.getCommand(name)) {
-          const known = pi.extensionRunner.getRegisteredCommands().map((c) => `/${c.invocationName}`)
+        if (!current().extensionRunner.getCommand(name)) {
+          const known = current().extensionRunner.getRegisteredCommands().map((c) => `/${c.invocationName}`)
           throw new Error(`No command "/${name}" is registered. Registered commands: ${known.join(', ') || 'none'}`)
         }
         await runTurn(when(args ? `/${name} ${args}` : `/${name}`, actions))
       }),
     emit: (eventName, payload = {}, actions = []) =>
       exclusive('emit()', `emit(${JSON.stringify(eventName)})`, () =>
-        inTurn(when(`emit(${JSON.stringify(eventName)})`, actions), () => emitExtensionEvent(pi, eventName, payload)),
+        inTurn(when(`emit(${JSON.stringify(eventName)})`, actions), () => emitExtensionEvent(current(), eventName, payload)),
       ),
     press: (key, actions = []) =>
       exclusive('press()', `press(${JSON.stringify(key)})`, async () => {
         const [bytes] = keystrokes(key, `press(${JSON.stringify(key)})`)
-        const found = await resolveShortcut(pi, bytes!)
+        const found = await resolveShortcut(current(), bytes!)
         if ('registered' in found) {
           throw new Error(`press(${JSON.stringify(key)}): no extension registered a shortcut for this key. Registered shortcuts: ${found.registered.map(describeShortcut).join(', ') || 'none'}`)
         }
@@ -209,14 +248,25 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
           }
         })
       }),
-    abort: () => pressEscape(pi),
+    newSession: () => lifecycle('newSession()', () => startNewSession(runtime)),
+    resume: (path) => {
+      if (typeof path !== 'string' || path === '') throw new TypeError(`resume(path): path must be a session file (a non-empty string), got ${describeReceived(path)}`)
+      return lifecycle(`resume(${JSON.stringify(path)})`, () => resumeSession(runtime, path))
+    },
+    fork: (entryId, position = 'before') => lifecycle(`fork(${JSON.stringify(entryId)})`, () => forkSession(runtime, entryId, position)),
+    navigate: (entryId) => lifecycle(`navigate(${JSON.stringify(entryId)})`, () => navigateTree(current(), entryId)),
+    reload: () => lifecycle('reload()', () => reloadSession(current())),
+    get instance() {
+      return records.instance
+    },
+    abort: () => pressEscape(current()),
     firedEvents,
     verify: () => problems.throwIfAny(),
     pendingMocks: () => mocks.pending(),
     saveSession: (path) => {
       if (typeof path !== 'string' || path === '') throw new TypeError(`saveSession(path): path must be a file path (a non-empty string), got ${describeReceived(path)}`)
       try {
-        return saveSessionFile(pi, path)
+        return saveSessionFile(current(), path)
       } catch (error) {
         throw new Error(`saveSession(${JSON.stringify(path)}): ${messageOf(error)}`, { cause: error })
       }
