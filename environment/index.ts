@@ -19,6 +19,7 @@ export {
   responds,
   fails,
   aborts,
+  waitsFor,
   forExtension,
   when,
   replay,

@@ -5,13 +5,14 @@ import { openScreen, screenNow, type ComponentScreen, type Frame, type MountOpti
 import type { CustomFrame, UICallRecord } from '../records/records.js'
 import { describeReceived, messageOf } from '../shared/errors.js'
 import { describeKey, keystrokes, type CustomKeys, type KeyInput } from './keys.js'
+import { nextMacrotask } from '../shared/real-timers.js'
 
 type Factory = (tui: unknown, theme: unknown, keybindings: unknown, done: (result: unknown) => void) => unknown
 type Mounted = Parameters<ComponentScreen['mount']>[0] & { dispose?(): void }
 
 // After the last key, done() may still come from the component's own promise work (not from a timer).
 const SETTLE_TURNS = 10
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+const nextTurn = nextMacrotask
 
 /**
  * Runs `factory` as Pi's interactive mode does, feeds it `script.keys`, and resolves with what the component

@@ -5,6 +5,7 @@ import type { UICallRecord, WidgetRecord } from '../records/records.js'
 import type { UiMock } from './spec/types.js'
 import { isCustomKeys } from './keys.js'
 import { driveCustom, renderWidget } from './ui-custom.js'
+import { nextMacrotask } from '../shared/real-timers.js'
 
 /** An answer meaning "the user let the dialog time out"; the dialog must have a `timeout` option. */
 export const TIMEOUT: unique symbol = Symbol.for('vitest-environment-pi:dialog-timeout')
@@ -116,7 +117,7 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks,
       return settle(DISMISSED[method])
     }
     // A person answers on a later event, after Pi has finished what it was doing (e.g. ending a run).
-    await new Promise((resolve) => setImmediate(resolve))
+    await nextMacrotask()
     let answer: unknown
     if (Array.isArray(configured)) {
       const used = queues.get(method) ?? 0

@@ -6,7 +6,7 @@ import type { ToolCallRecord, ToolResultRecord } from '../records/records.js'
 import { asError, describeReceived, messageOf } from '../shared/errors.js'
 import { describeExtensionRequest, ExtensionLane, lastUserText, type ExtensionRequest } from './extension-lane.js'
 import { when, type ExtensionAnswersAction, type ToolCallAction, type Turn } from './script.js'
-import { abortsAt, describeStep, responseFor, stepsOf, type Step } from './steps.js'
+import { abortsAt, describeStep, responseFor, stepsOf, waitsOf, type Step } from './steps.js'
 
 export interface PlaybookRequest {
   step: number
@@ -89,6 +89,9 @@ export class Playbook {
     const step = turn.next === 0 ? `before playbook step ${turn.firstStep}` : `playbook step ${turn.firstStep + turn.next - 1}`
     return `turn ${turn.index} (${JSON.stringify(turn.prompt)}), ${step}`
   }
+
+  /** The step whose answer a waitsFor(...) holds now, if one does. */
+  waiting: number | undefined
 
   /** The step Pi asked for while a `calls(...).then` callback still runs, if one does. */
   get asking(): number | undefined {
@@ -198,6 +201,7 @@ export class Playbook {
     const step = turn.steps[turn.next++]!
     this.served++
     this.lastServed = { number: stepNumber, step }
+    if (await this.held(step, stepNumber, signal)) return assistantMessage(this.hooks.model, [], 'aborted', 'Request was aborted')
     // Esc while the model answers: Pi aborts the run's signal, and the provider reports `aborted`.
     if (abortsAt(step)) this.hooks.abort()
     return responseFor(step, {
@@ -225,13 +229,27 @@ export class Playbook {
     try {
       if (aborted) message = assistantMessage(model, [], 'aborted', 'Request was aborted')
       else if (!taken) throw this.unscripted(request)
-      else message = responseFor(taken.step, { model, idPrefix: `ext_${number}`, where: `Extension call ${number}`, onCall: () => {} })
+      else if (waitsOf(taken.step).length > 0) {
+        void this.heldExtensionAnswer(taken, number, model, request.signal).then((held) => writeMessage(stream, held))
+        return stream
+      } else message = responseFor(taken.step, { model, idPrefix: `ext_${number}`, where: `Extension call ${number}`, onCall: () => {} })
     } catch (error) {
       this.hooks.report(asError(error))
       message = assistantMessage(model, [], 'error', messageOf(error).split('\n')[0])
     }
     writeMessage(stream, message)
     return stream
+  }
+
+  /** An extension's answer held by its waitsFor(...): written once they settle, `aborted` if the caller aborts first. */
+  private async heldExtensionAnswer(taken: { step: Step; number: number }, number: number, model: Model<string>, signal: AbortSignal | undefined): Promise<AssistantMessage> {
+    try {
+      if (await this.held(taken.step, number, signal)) return assistantMessage(model, [], 'aborted', 'Request was aborted')
+      return responseFor(taken.step, { model, idPrefix: `ext_${number}`, where: `Extension call ${number}`, onCall: () => {} })
+    } catch (error) {
+      this.hooks.report(asError(error))
+      return assistantMessage(model, [], 'error', messageOf(error).split('\n')[0])
+    }
   }
 
   private unscripted(request: ExtensionRequest): Error {
@@ -283,6 +301,29 @@ export class Playbook {
         'Pi asks the model again after every tool result: end the turn with says(...), or add the step Pi needed.',
       ].join('\n'),
     )
+  }
+
+  /** Waits for the step's waitsFor(...) actions; true when the request was aborted meanwhile. */
+  private async held(step: Step, stepNumber: number, signal: AbortSignal | undefined): Promise<boolean> {
+    for (const until of waitsOf(step)) {
+      this.waiting = stepNumber
+      try {
+        const waited = Promise.resolve(until())
+        const aborted = await new Promise<boolean>((resolve, reject) => {
+          if (signal?.aborted) return resolve(true)
+          const onAbort = () => resolve(true)
+          signal?.addEventListener('abort', onAbort, { once: true })
+          waited.then(
+            () => resolve(false),
+            (error: unknown) => reject(new Error(`Playbook step ${stepNumber}: waitsFor(...) rejected: ${messageOf(error)}`, { cause: error })),
+          ).finally(() => signal?.removeEventListener('abort', onAbort))
+        })
+        if (aborted) return true
+      } finally {
+        this.waiting = undefined
+      }
+    }
+    return false
   }
 
   private async runResultCallbacks(context: Context): Promise<void> {

@@ -15,7 +15,7 @@ export function stepsOf(actions: readonly Action[]): Step[] {
   let pending: Action[] = []
   for (const action of actions) {
     pending.push(action)
-    if (action.kind !== 'think') {
+    if (action.kind !== 'think' && action.kind !== 'wait') {
       steps.push({ actions: pending })
       pending = []
     }
@@ -25,6 +25,9 @@ export function stepsOf(actions: readonly Action[]): Step[] {
 }
 
 export const describeStep = (step: Step) => step.actions.map(describeAction).join(' + ')
+
+/** What the step waits for before the model answers, in order (waitsFor(...) actions). */
+export const waitsOf = (step: Step) => step.actions.flatMap((action) => (action.kind === 'wait' ? [action.until] : []))
 
 /** Whether the user aborts (Esc) while the model answers this step. */
 export const abortsAt = (step: Step) => step.actions.some((action) => action.kind === 'abort')

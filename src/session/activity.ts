@@ -25,7 +25,11 @@ export class SessionActivity {
       .map((call) => `tool "${call.toolName}" (toolCallId ${call.toolCallId}, playbook step ${call.step})`)
     const handlers = [...this.handlers].map(({ event, extensionPath }) => `the "${event}" handler of ${extensionPath}`)
     const asking = this.playbook?.asking
-    const model = asking === undefined ? [] : [`the model request for playbook step ${asking} (a calls(...).then callback)`]
+    const waiting = this.playbook?.waiting
+    const model = [
+      ...(asking === undefined ? [] : [`the model request for playbook step ${asking} (a calls(...).then callback)`]),
+      ...(waiting === undefined ? [] : [`the model request for playbook step ${waiting}, held by its waitsFor(...)`]),
+    ]
     return [...handlers, ...tools, ...model]
   }
 
