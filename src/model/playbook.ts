@@ -3,10 +3,11 @@ import { createMessageStream } from '../pi/index.js'
 import type { AssistantMessage, AssistantMessageEventStream, Context, Model, ToolResultMessage } from '../pi/types.js'
 import { assistantMessage, writeMessage } from './stream.js'
 import type { ToolCallRecord, ToolResultRecord } from '../records/records.js'
-import { asError, describeReceived, messageOf } from '../shared/errors.js'
+import { asError, messageOf } from '../shared/errors.js'
+import { unexpectedStart, unscriptedTurn, UpcomingTurns } from './upcoming-turns.js'
 import { describeExtensionRequest, ExtensionLane, lastUserText, type ExtensionRequest } from './extension-lane.js'
-import { when, type ExtensionAnswersAction, type ToolCallAction, type Turn } from './script.js'
-import { abortsAt, describeStep, responseFor, stepsOf, waitsOf, type Step } from './steps.js'
+import { checkedTurn, type ExtensionAnswersAction, type ToolCallAction, type Turn } from './script.js'
+import { abortsAt, describeStep, responseFor, stepsOf, waitForStep, type Step } from './steps.js'
 
 export interface PlaybookRequest {
   step: number
@@ -46,12 +47,6 @@ interface ActiveTurn {
   firstStep: number
 }
 
-/** A turn scripted for an extension to start on its own, and whom to tell when it starts. */
-interface UpcomingTurn {
-  turn: Turn
-  started: (index: number) => void
-}
-
 /** Serves scripted steps to Pi and explains any mismatch between the script and what Pi asked for. */
 export class Playbook {
   private turn: ActiveTurn | undefined
@@ -68,7 +63,7 @@ export class Playbook {
   /** Problems found while serving (exhaustion, a failing callback), reported when the turn ends. */
   private problem: Error | undefined
   /** Turns scripted for extensions to start on their own (`t.next`), in the order they will start. */
-  private readonly upcoming: UpcomingTurn[] = []
+  readonly upcoming = new UpcomingTurns()
 
   /** `stillQueued` follows the session's instance (/new, /resume and /fork replace it). */
   constructor(readonly hooks: PlaybookHooks) {}
@@ -78,8 +73,7 @@ export class Playbook {
   }
 
   get remaining(): number {
-    const upcoming = this.upcoming.reduce((sum, { turn }) => sum + stepsOf(turn.actions.filter((action) => action.kind !== 'extension')).length, 0)
-    return this.total - this.served + this.extensions.size - this.extensions.used + upcoming
+    return this.total - this.served + this.extensions.size - this.extensions.used + this.upcoming.steps
   }
 
   /** Where the script is: the running turn and the last step it served (`turn 1 ("hi"), playbook step 2`). */
@@ -106,19 +100,6 @@ export class Playbook {
     this.turn = { index: ++this.turnCount, prompt, steps, next: 0, firstStep: this.served + 1 }
     this.total += steps.length
     this.problem = undefined
-  }
-
-  /**
-   * Scripts the next turn an extension starts on its own (from `agent_end`, a command or a timer);
-   * `started` is told its number when it first asks the model, and the turn then runs until end().
-   */
-  later(turn: Turn, started: (index: number) => void): void {
-    this.upcoming.push({ turn: checkedTurn(turn, 'next(turn)'), started })
-  }
-
-  /** Forgets the turns scripted with later() that no extension started; returns their prompts. */
-  dropUnstarted(): string[] {
-    return this.upcoming.splice(0).map(({ turn }) => turn.prompt)
   }
 
   /** Ends the current turn; throws the diagnostic when the script and Pi disagreed. */
@@ -225,31 +206,22 @@ export class Playbook {
     const taken = aborted ? undefined : this.extensions.take()
     const number = taken?.number ?? this.extensions.consumed + 1
     this.hooks.onRequest({ step: number, context: request.context, by: 'extension', ...(request.extensionPath === undefined ? {} : { extensionPath: request.extensionPath }) })
-    let message: AssistantMessage
-    try {
-      if (aborted) message = assistantMessage(model, [], 'aborted', 'Request was aborted')
-      else if (!taken) throw this.unscripted(request)
-      else if (waitsOf(taken.step).length > 0) {
-        void this.heldExtensionAnswer(taken, number, model, request.signal).then((held) => writeMessage(stream, held))
-        return stream
-      } else message = responseFor(taken.step, { model, idPrefix: `ext_${number}`, where: `Extension call ${number}`, onCall: () => {} })
-    } catch (error) {
-      this.hooks.report(asError(error))
-      message = assistantMessage(model, [], 'error', messageOf(error).split('\n')[0])
-    }
-    writeMessage(stream, message)
-    return stream
-  }
-
-  /** An extension's answer held by its waitsFor(...): written once they settle, `aborted` if the caller aborts first. */
-  private async heldExtensionAnswer(taken: { step: Step; number: number }, number: number, model: Model<string>, signal: AbortSignal | undefined): Promise<AssistantMessage> {
-    try {
-      if (await this.held(taken.step, number, signal)) return assistantMessage(model, [], 'aborted', 'Request was aborted')
+    const answer = async (): Promise<AssistantMessage> => {
+      if (!taken) throw this.unscripted(request)
+      // A waitsFor(...) holds the answer; an abort meanwhile ends it `aborted`.
+      if (await this.held(taken.step, number, request.signal)) return assistantMessage(model, [], 'aborted', 'Request was aborted')
       return responseFor(taken.step, { model, idPrefix: `ext_${number}`, where: `Extension call ${number}`, onCall: () => {} })
-    } catch (error) {
-      this.hooks.report(asError(error))
-      return assistantMessage(model, [], 'error', messageOf(error).split('\n')[0])
     }
+    if (aborted) writeMessage(stream, assistantMessage(model, [], 'aborted', 'Request was aborted'))
+    else
+      void answer().then(
+        (message) => writeMessage(stream, message),
+        (error: unknown) => {
+          this.hooks.report(asError(error))
+          writeMessage(stream, assistantMessage(model, [], 'error', messageOf(error).split('\n')[0]))
+        },
+      )
+    return stream
   }
 
   private unscripted(request: ExtensionRequest): Error {
@@ -272,24 +244,15 @@ export class Playbook {
    */
   private startUpcoming(context: Context, stepNumber: number): [ActiveTurn | undefined, Error?] {
     const first = lastUserText(context) ?? ''
-    const upcoming = this.upcoming.shift()
+    const upcoming = this.upcoming.take()
     if (!upcoming) {
-      this.hooks.report(
-        new Error(
-          [
-            `Unscripted model request: turn ${++this.turnCount}, which an extension started on its own with ${JSON.stringify(first)}, asked the model for step ${stepNumber}, but no turn is scripted for it.`,
-            `  Script it before it starts, and await it: const next = t.next(when(${JSON.stringify(first)}, [says("...")])); ...; await next`,
-          ].join('\n'),
-        ),
-      )
+      this.hooks.report(unscriptedTurn(++this.turnCount, first, stepNumber))
       return [undefined]
     }
     this.begin(upcoming.turn)
     const turn = this.turn!
     upcoming.started(turn.index)
-    if (turn.prompt === first) return [turn]
-    const expected = JSON.stringify(turn.prompt)
-    return [turn, new Error(`t.next(when(${expected})) expected the next turn an extension starts to begin with ${expected}, but turn ${turn.index} began with ${JSON.stringify(first)}.`)]
+    return turn.prompt === first ? [turn] : [turn, unexpectedStart(turn.prompt, turn.index, first)]
   }
 
   private exhausted(turn: ActiveTurn, stepNumber: number): Error {
@@ -305,25 +268,12 @@ export class Playbook {
 
   /** Waits for the step's waitsFor(...) actions; true when the request was aborted meanwhile. */
   private async held(step: Step, stepNumber: number, signal: AbortSignal | undefined): Promise<boolean> {
-    for (const until of waitsOf(step)) {
-      this.waiting = stepNumber
-      try {
-        const waited = Promise.resolve(until())
-        const aborted = await new Promise<boolean>((resolve, reject) => {
-          if (signal?.aborted) return resolve(true)
-          const onAbort = () => resolve(true)
-          signal?.addEventListener('abort', onAbort, { once: true })
-          waited.then(
-            () => resolve(false),
-            (error: unknown) => reject(new Error(`Playbook step ${stepNumber}: waitsFor(...) rejected: ${messageOf(error)}`, { cause: error })),
-          ).finally(() => signal?.removeEventListener('abort', onAbort))
-        })
-        if (aborted) return true
-      } finally {
-        this.waiting = undefined
-      }
+    this.waiting = stepNumber
+    try {
+      return await waitForStep(step, `Playbook step ${stepNumber}`, signal)
+    } finally {
+      this.waiting = undefined
     }
-    return false
   }
 
   private async runResultCallbacks(context: Context): Promise<void> {
@@ -342,12 +292,4 @@ export class Playbook {
       }
     }
   }
-}
-
-/** A turn written by hand gets the checks when() makes; `call` names the method for the message. */
-function checkedTurn(turn: Turn, call: string): Turn {
-  if (typeof turn !== 'object' || turn === null || Array.isArray(turn)) {
-    throw new TypeError(`${call}: a turn is when(prompt, [...]), got ${describeReceived(turn)}`)
-  }
-  return when(turn.prompt, turn.actions)
 }

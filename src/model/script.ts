@@ -100,6 +100,14 @@ function notAnAction(value: unknown): string {
   return text
 }
 
+/** A turn written by hand gets the checks when() makes; `call` names the method for the message. */
+export function checkedTurn(turn: Turn, call: string): Turn {
+  if (typeof turn !== 'object' || turn === null || Array.isArray(turn)) {
+    throw new TypeError(`${call}: a turn is when(prompt, [...]), got ${describeReceived(turn)}`)
+  }
+  return when(turn.prompt, turn.actions)
+}
+
 /** The model calls a tool; `params` may be a function, resolved when the model is asked (late binding). */
 export function calls(tool: string, params: ToolParams | (() => ToolParams) = {}): ToolCallAction {
   if (typeof tool !== 'string') throw new TypeError(`calls(tool, params): tool must be a tool name (a string), got ${describeReceived(tool)}`)

@@ -176,7 +176,7 @@ export function sessionHandle({ current, runtime, cwd, home, scope, records, pla
       (error) => problems.report(error),
       () => activity.awaiting.set(awaited, `${named}, which no extension has started yet`),
     )
-    playbook.later(turn, (index) => {
+    playbook.upcoming.add(turn, (index) => {
       waitingToStart.delete(awaited)
       records.beginTurn(turn.prompt)
       if (activity.awaiting.has(awaited)) activity.awaiting.set(awaited, `${named} (turn ${index})`)
@@ -191,7 +191,7 @@ export function sessionHandle({ current, runtime, cwd, home, scope, records, pla
   const waitingToStart = new Set<AwaitedTurn>()
   // A turn scripted for an extension that never started it fails the test when the session ends.
   stack.defer(() => {
-    const never = playbook.dropUnstarted()
+    const never = playbook.upcoming.dropUnstarted()
     if (never.length === 0) return
     const error = new Error(
       `${never.map((prompt) => `t.next(when(${JSON.stringify(prompt)}))`).join(', ')} was never started: no extension started a turn of its own ` +
