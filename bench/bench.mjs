@@ -6,6 +6,7 @@
 //   --calls=100,1000   (b) call counts; --rounds=N timed rounds per count (default 15), after one warm-up round
 //   --c-rounds=N       (c) runs of each side's file (default 3)
 //   --e-rounds=N       (e) runs of each configuration (default 3)
+//   --f-rounds=N       (f) audits of the whole default corpus (default 5), after one warm-up audit
 //   --keep             keep the generated .cache/bench-* directory
 //   --profile=DIR      CPU profiles of the timed (a) blocks and (b) turns, per side, in this process (timings inflated)
 //   --help             print these options
@@ -25,7 +26,7 @@ import { PI_LINE } from './lib/pi-line.mjs'
 Object.assign(process.env, { PI_OFFLINE: '1', PI_TELEMETRY: '0', JITI_FS_CACHE: 'false' })
 
 // A mistyped option fails at once, naming it, instead of starting a run of several minutes without it.
-const OPTIONS = { only: 'string', side: 'string', iterations: 'string', calls: 'string', rounds: 'string', 'c-rounds': 'string', 'e-rounds': 'string', keep: 'boolean', first: 'string', profile: 'string', help: 'boolean' }
+const OPTIONS = { only: 'string', side: 'string', iterations: 'string', calls: 'string', rounds: 'string', 'c-rounds': 'string', 'e-rounds': 'string', 'f-rounds': 'string', keep: 'boolean', first: 'string', profile: 'string', help: 'boolean' }
 let parsed
 try {
   parsed = parseArgs({ options: Object.fromEntries(Object.entries(OPTIONS).map(([name, type]) => [name, { type }])) }).values
@@ -51,7 +52,7 @@ function positiveInteger(name, text) {
   process.exit(2)
 }
 const countOption = (name, fallback) => (args.has(name) ? positiveInteger(name, args.get(name)) : fallback)
-const SCENARIOS = ['a', 'b', 'c', 'd', 'e']
+const SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'f']
 const only = new Set((args.get('only') ?? SCENARIOS.join(',')).split(','))
 const side = args.get('side') ?? 'both'
 const runs = (which) => side === 'both' || side === which
@@ -63,6 +64,7 @@ const CALL_ROUNDS = countOption('rounds', 15)
 const VITEST_TESTS = 100
 const VITEST_ROUNDS = countOption('c-rounds', 3)
 const SUITE = { files: 20, sessions: 5, rounds: countOption('e-rounds', 3) }
+const AUDIT_ROUNDS = countOption('f-rounds', 5)
 const FIRST_PROCESSES = 5
 const HELD_ITERATIONS = 100
 const LOUD_MB = 200
@@ -287,6 +289,25 @@ try {
     }
     const firsts = (list) => list.filter((entry) => !entry.error).map((entry) => entry.firstIterationMs.toFixed(1)).join(', ')
     log(`first iterations (ms): harness ${firsts(results.first.harness)}; bare ${firsts(results.first.bare)}`)
+  }
+
+  // ---------- (f) the guard audit: one stateless guard against the whole default corpus ----------
+  if (only.has('f')) {
+    // The quick start's guard: one pattern, so the audit has blocks, allows and over-blocks to record.
+    const guard = (pi) => {
+      pi.on('tool_call', (event) => (event.toolName === 'bash' && /\brm\s+-rf\b/.test(String(event.input.command)) ? { block: true, reason: 'rm -rf' } : undefined))
+    }
+    const audit = () => harness.auditGuard({ extensions: [guard] })
+    const { entries } = await audit()
+    if (entries.length < 200) throw new Error(`(f) the default corpus has ${entries.length} entries, expected 200 or more`)
+    const times = []
+    for (let round = 0; round < AUDIT_ROUNDS; round++) {
+      const started = now()
+      await audit()
+      times.push(now() - started)
+    }
+    results.f = { entries: entries.length, rounds: AUDIT_ROUNDS, ...summary(times) }
+    log(`(f) audit of ${entries.length} calls: ${times.map((ms) => ms.toFixed(0)).join(', ')} ms`)
   }
 
   // ---------- (d) runner: peak memory while a script prints 200 MB ----------
@@ -517,6 +538,11 @@ if (results.e) {
   // Here the two columns are the harness's two modes, and the ratio is the speed-up of isolate: false.
   const ratio = results.e.isolatedMs / results.e.sharedMs
   row(`(e) ${results.e.files} files × ${results.e.sessions} sessions, wall: default isolation vs isolate: false`, results.e.isolatedMs, results.e.sharedMs, 'ratio ≥ 5', ratio >= 5)
+}
+
+if (results.f) {
+  // Harness only: bare Pi has no audit to compare with.
+  row(`(f) guard audit, whole default corpus (${results.f.entries} calls), median of ${results.f.rounds}`, results.f.median, undefined, '< 2000 ms', results.f.median < 2000)
 }
 
 const header = ['scenario', 'harness', 'bare', 'ratio', 'target', 'met?']

@@ -5,7 +5,8 @@ import { isObject } from '../src/session/options.js'
 import { withDefaults } from './defaults.js'
 import { attachSession } from './attach.js'
 import { attachOptionsOf, type SessionAttachOptions } from './attach-options.js'
-import { endSession, extensionsOf, refuseIfAborted, watchAbort } from './sessions.js'
+import { nameSession } from '../src/session/late-work.js'
+import { endSession, extensionsOf, refuseIfAborted, testName, watchAbort } from './sessions.js'
 
 export interface PiFixtures {
   /** Options for the `session` fixture; test.override({ sessionOptions: {...} }) merges over the enclosing suite's. */
@@ -22,6 +23,7 @@ const extend = () =>
       const [options, attaching] = attachOptionsOf(withDefaults(sessionOptions))
       const t = await createSession(options)
       const name = `the session fixture (${extensionsOf(options)})`
+      nameSession(t, `the session fixture of test ${testName(task)} (${extensionsOf(options)})`, true)
       await refuseIfAborted(t, signal, name)
       const atAbort = watchAbort(t, signal, name)
       const where = { options: attaching, label: name, slug: 'session-fixture' }

@@ -4,13 +4,15 @@ import { environment } from './environment.js'
 
 export default environment
 export { createTestSession } from './sessions.js'
+export { createMockPi } from './mock-pi.js'
 export { test, type PiFixtures } from './fixture.js'
 export type { PiEnvironmentOptions } from './defaults.js'
 export type { AttachMode, SessionAttachOptions } from './attach-options.js'
 export { SESSION_ANNOTATION } from './attach.js'
 export type { PiSandboxConfig, PiGlobalSetupOptions, ProvidedScripts, ProvidedSandbox } from './provided.js'
 export { piSerializer } from './serializer.js'
-export type { PiMatchers, ExpectedToolResult, TextMatcher, DialogMethod, ExpectedDialog, NotifyLevel } from '../matchers/index.js'
+export { auditGuard } from './audit.js'
+export type { PiMatchers, AuditExpectation, ExpectedToolResult, TextMatcher, DialogMethod, ExpectedDialog, NotifyLevel } from '../matchers/index.js'
 export {
   calls,
   says,
@@ -24,7 +26,6 @@ export {
   when,
   replay,
   TIMEOUT,
-  createMockPi,
   type Action,
   type Turn,
   type Cassette,
@@ -39,6 +40,7 @@ export {
   type MockToolHandler,
   type MockToolResult,
   type MockPi,
+  type MockPiOptions,
   type MockPiCall,
   type MockPiResponder,
   type MockPiResponse,
@@ -62,6 +64,22 @@ export {
   runProjectScript,
   type ProjectScript,
   type ProjectScriptResult,
+  defaultCorpus,
+  extendCorpus,
+  loadCorpusFile,
+  CorpusError,
+  type AuditGuardOptions,
+  type AuditCorpus,
+  type AuditCategory,
+  type AuditCall,
+  type DangerousEntry,
+  type BenignEntry,
+  type CorpusAdditions,
+  type AuditResult,
+  type AuditedEntry,
+  type AuditOutcome,
+  type AuditDialog,
+  type AuditCategorySummary,
 } from '../src/index.js'
 
 declare module 'vitest' {

@@ -8,6 +8,8 @@ import type { AliasOptions, Plugin } from 'vite'
 import { findPiLine, PI_PACKAGE_ENV, PI_SCOPES, piLineAliases } from '../src/pi/line.js'
 import { PROJECT_SCRIPTS } from '../src/project/runner.js'
 import { checkOptions, fields, is, isObject, isString, listOf, oneOf, type Check } from '../src/session/options.js'
+import { clearEarlierAttachments } from './attach-files.js'
+import { attachOptionsOf } from './attach-options.js'
 import { escapeRegExp } from './escape-regexp.js'
 import { ENVIRONMENT_OPTIONS, type PiEnvironmentOptions } from './defaults.js'
 import { rerunOnReads } from './rerun-on-reads.js'
@@ -118,8 +120,11 @@ export function pi(options: PiPluginOptions = {}): Plugin {
       }
     },
     // Editing an extension, a module it imports or a mock spec reruns the test files whose sessions read it.
-    configureVitest({ vitest }) {
+    configureVitest({ vitest, project }) {
       rerunOnReads(vitest, sibling('setup'))
+      // Each run starts without the sessions earlier runs attached, as Playwright empties its output dir.
+      const pi = project.config.environmentOptions?.pi as PiEnvironmentOptions | undefined
+      clearEarlierAttachments(attachOptionsOf({ root: project.config.root, ...pi })[1].attachDir)
     },
   }
 }

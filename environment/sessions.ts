@@ -4,14 +4,16 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { aroundEach, onTestFinished, type TestContext } from 'vitest'
 import { describeRunning } from '../src/session/activity.js'
 import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/session/create.js'
+import { closeLateWork, nameSession } from '../src/session/late-work.js'
 import { messageOf } from '../src/shared/errors.js'
 import { globalSlot } from '../src/shared/global-slot.js'
 import { attachSession, type EndingTest } from './attach.js'
 import { attachOptionsOf, type SessionAttachOptions } from './attach-options.js'
 import { withDefaults } from './defaults.js'
 
-/** The test whose body is running: how its sessions end, its abort signal, how many sessions it made. */
+/** The test whose body is running: its name, how its sessions end, its abort signal, how many sessions it made. */
 interface RunningTest extends Pick<TestContext, 'onTestFinished' | 'signal'> {
+  name: string
   sessions: number
 }
 
@@ -33,7 +35,7 @@ export function trackRunningTests(): void {
   // Vitest reads the fixtures a hook needs from its destructuring: these are the context's own, no fixture.
   aroundEach(async (runTest, { task, onTestFinished, signal }) => {
     const tests = runningTests.get()
-    const test: RunningTest = { onTestFinished, signal, sessions: 0 }
+    const test: RunningTest = { name: testName(task), onTestFinished, signal, sessions: 0 }
     if (!task.concurrent) {
       tests.sequential = test
       try {
@@ -52,6 +54,9 @@ export function trackRunningTests(): void {
   })
 }
 
+/** `"suite > test"`, quoted, as messages name a test. */
+export const testName = (task: { name: string; fullTestName?: string }) => JSON.stringify(task.fullTestName ?? task.name)
+
 /** What `t` was doing when the test was aborted (Vitest aborts its signal when the test times out). */
 export type AbortSnapshot = () => string | undefined
 
@@ -65,11 +70,25 @@ export function watchAbort(t: TestSession, signal: AbortSignal, name: string): A
     const running = describeRunning(t)
     if (running !== undefined) message = `${abortReason(signal)} while ${name} was in ${running}.`
   }
-  signal.addEventListener('abort', snapshot, { once: true })
+  const watchers = abortWatchers(signal)
+  watchers.add(snapshot)
   return () => {
-    signal.removeEventListener('abort', snapshot)
+    watchers.delete(snapshot)
     return message
   }
+}
+
+// One 'abort' listener per test, however many sessions it has: an eleventh listener on one signal makes
+// Node print a MaxListenersExceededWarning.
+const watchersOf = new WeakMap<AbortSignal, Set<() => void>>()
+function abortWatchers(signal: AbortSignal): Set<() => void> {
+  let watchers = watchersOf.get(signal)
+  if (watchers === undefined) {
+    const all = (watchers = new Set())
+    watchersOf.set(signal, all)
+    signal.addEventListener('abort', () => all.forEach((snapshot) => snapshot()), { once: true })
+  }
+  return watchers
 }
 
 /**
@@ -115,6 +134,9 @@ export async function endSession(t: TestSession, atAbort?: AbortSnapshot, attach
   } catch (problem) {
     failures.push(problem)
   }
+  // What the session's code does from now on is the file's to report; what it did while ending is the test's.
+  const late = closeLateWork(t)
+  if (late !== undefined) failures.push(late)
   if (failures.length === 1) throw failures[0]
   if (failures.length > 1) throw new Error(failures.map(messageOf).join('\n'))
 }
@@ -130,15 +152,24 @@ export async function createTestSession(options: TestSessionOptions & SessionAtt
   const [withFile, attaching] = attachOptionsOf(withDefaults(options))
   const t = await createSession(withFile)
   const name = `session ${index} of this test (${extensionsOf(withFile)})`
+  nameSession(t, test ? `session ${index} of test ${test.name} (${extensionsOf(withFile)})` : `a session created outside a test (${extensionsOf(withFile)})`, test !== undefined)
   if (test) await refuseIfAborted(t, test.signal, name)
   const atAbort = test && watchAbort(t, test.signal, name)
   const where = { options: attaching, label: `session ${index} (${extensionsOf(withFile)})`, slug: `session-${index}` }
   // A test's own onTestFinished hands its context; the one of a file's top level never runs in a test.
   const end = (context?: EndingTest) => endSession(t, atAbort, context && ((failed) => attachSession(t, context, failed, where)))
-  try {
-    ;(test?.onTestFinished ?? onTestFinished)(end)
-  } catch {
-    // Not inside a test body (a hook or the module itself): it stays live until the file ends (setup.ts).
-  }
+  endWithRunningTest(end)
   return t
+}
+
+/**
+ * Runs `end` when the test whose body is running ends, whether it passed or failed. Outside a test body (a
+ * hook or the module itself) nothing is registered: what `end` ends stays until the file ends (setup.ts).
+ */
+export function endWithRunningTest(end: (context?: EndingTest) => unknown): void {
+  try {
+    ;(currentTest()?.onTestFinished ?? onTestFinished)(end as () => void)
+  } catch {
+    // Not inside a test body.
+  }
 }

@@ -1,7 +1,9 @@
 // The setup file, run before every test file: Vite processes it, so the import() below goes
 // through Vite's module runner; it also registers the matchers and the snapshot serializer.
 import { afterAll, expect } from 'vitest'
+import { guardLateTimers } from '../src/isolation/late-timers.js'
 import { settleTempDirs } from '../src/isolation/temp-dirs.js'
+import { throwFileLateWork } from '../src/session/late-work.js'
 import { disposeLiveSessions } from '../src/session/live-sessions.js'
 import { setModuleLoader } from '../src/session/module-loader.js'
 import { globalSlot } from '../src/shared/global-slot.js'
@@ -12,6 +14,9 @@ import { piSerializer } from './serializer.js'
 import { recordFileReads } from './session-reads.js'
 import { trackRunningTests } from './sessions.js'
 
+// Before a shared worker's file tracks its timers (beginFile): the file's wrapper goes over this one and
+// comes off again at its end.
+guardLateTimers()
 setModuleLoader(freshLoader((path) => import(/* @vite-ignore */ path)))
 recordFileReads()
 expect.extend(piMatchers)
@@ -40,5 +45,7 @@ afterAll(async () => {
   } finally {
     endFile?.()
     await settleTempDirs()
+    // A session's timer, model call or dialog that ran after its test ended fails the file, naming that test.
+    throwFileLateWork()
   }
 })

@@ -8,6 +8,7 @@ import { toHaveToolResult, type ExpectedToolResult } from './tool-results.js'
 import { toHaveNotified, toHavePrompted, toHaveSetStatus, type DialogMethod, type ExpectedDialog, type NotifyLevel } from './ui.js'
 import { toHaveRendered, toHaveSetWidget } from './ui-components.js'
 import { toHaveAppendedEntry } from './entries.js'
+import { toBlockEvery, toOverBlockNone, type AuditExpectation } from './audit.js'
 import type { TextMatcher } from './text.js'
 
 export const piMatchers = {
@@ -30,9 +31,11 @@ export const piMatchers = {
   toHaveFetched,
   toHaveUsedAllMocks,
   toHavePassed,
+  toBlockEvery,
+  toOverBlockNone,
 }
 
-export type { DialogMethod, ExpectedDialog, ExpectedFetch, ExpectedToolResult, NotifyLevel, TextMatcher }
+export type { AuditExpectation, DialogMethod, ExpectedDialog, ExpectedFetch, ExpectedToolResult, NotifyLevel, TextMatcher }
 
 /**
  * The matchers as `expect(t)` sees them; R is what each returns: `void` on an assertion, `any` on the
@@ -76,6 +79,13 @@ export interface PiMatchers<R = any> {
   toHaveUsedAllMocks(): R
   /** A script run or sandbox install passed; a failure shows its status and output tail or problems. */
   toHavePassed(): R
+  /**
+   * On auditGuard's result: every dangerous call was blocked, or asked about and refused (a crash is not a stop);
+   * `except` lists known gaps by id (`"recursive-delete/rm-fr-root"`), and one that no longer fails must leave it.
+   */
+  toBlockEvery(expectation?: AuditExpectation): R
+  /** On auditGuard's result: every benign look-alike was allowed; `except` as for toBlockEvery. */
+  toOverBlockNone(expectation?: AuditExpectation): R
 }
 
 // Vitest 4 declares `Matchers<T>` and Vitest 5 `Matchers<R, T>`, and one declaration file cannot merge with

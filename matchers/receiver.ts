@@ -15,14 +15,29 @@ const isRecords = (value: unknown): value is SessionRecords =>
 export function receivedOf(value: unknown): Received | undefined {
   if (isRecords(value)) return { events: value }
   const t = value as Partial<TestSession> | null
-  if (typeof t === 'object' && t !== null && isRecords(t.events)) return { events: t.events, ...(t.session ? { session: t.session } : {}) }
+  if (typeof t === 'object' && t !== null && isRecords(t.events)) {
+    const session = sessionOf(t)
+    return { events: t.events, ...(session ? { session } : {}) }
+  }
   return undefined
+}
+
+// A process session (createTestSession({ process: true })) has no AgentSession here: its getter throws why.
+function sessionOf(t: Partial<TestSession>): AgentSession | undefined {
+  try {
+    return t.session
+  } catch {
+    return undefined
+  }
 }
 
 export class InvalidReceiverError extends TypeError {}
 
 export function requireReceived(value: unknown, matcher: string, needsSession = false): Received {
   const received = receivedOf(value)
+  if (received && needsSession && !received.session && value !== received.events) {
+    throw new InvalidReceiverError(`expect(received).${matcher}(): received is a process session (createTestSession({ process: true })), whose Pi runs in a child; ${matcher} needs an in-process session`)
+  }
   if (!received || (needsSession && !received.session)) {
     const what = needsSession ? 'a test session (createTestSession)' : 'a test session or its events'
     throw new InvalidReceiverError(`expect(received).${matcher}(): received must be ${what}, got ${describeValue(value)}`)

@@ -1,6 +1,7 @@
 // How texts and values are matched and printed, the same way in every matcher.
 import { expect, type MatcherState } from 'vitest'
 import type { UICallRecord } from '../src/records/records.js'
+import { uiCallLine } from '../src/records/timeline.js'
 
 /** A string matches as a substring, a RegExp by test(), anything else (asymmetric matchers too) by equality. */
 export type TextMatcher = string | RegExp
@@ -59,9 +60,4 @@ export function callLine(state: MatcherState, toolName: string, input: unknown, 
 }
 
 /** `.map(describeUI(this))`: a UI call as one line, with a dialog's answer. */
-export const describeUI = (state: MatcherState) => (call: UICallRecord) => {
-  const answer = 'returnValue' in call ? ` → ${printReceivedLine(state, call.returnValue)}` : ''
-  const args = [...call.args, ...(call.options ? [call.options] : [])]
-  // A default of the mock spec's ui block answered, not the test's script: easy to mistake for the user's choice.
-  return `${call.method}(${args.map((a) => printReceivedLine(state, a)).join(', ')})${answer}${call.defaulted ? ' (mocks.ui default)' : ''}`
-}
+export const describeUI = (state: MatcherState) => (call: UICallRecord) => uiCallLine(call, (value) => printReceivedLine(state, value))

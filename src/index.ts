@@ -20,7 +20,7 @@ export type {
   UICallRecord,
   WidgetRecord,
 } from './records/records.js'
-export { createMockPi, type MockPi, type MockPiCall, type MockPiResponder, type MockPiResponse } from './project/mock-pi.js'
+export { createMockPi, type MockPi, type MockPiCall, type MockPiOptions, type MockPiResponder, type MockPiResponse } from './project/mock-pi.js'
 export { verifySandboxInstall, runProjectScript } from './project/on-demand.js'
 export { SandboxError, SANDBOX_STEPS, type SandboxStep } from './project/sandbox-steps.js'
 export type { SandboxOptions, SandboxResult, SandboxExpect, SandboxSmoke, SandboxLoaded, SandboxStepEvent } from './project/sandbox.js'
@@ -28,3 +28,6 @@ export type { ProjectScript, ProjectScriptResult, ProjectScriptOptions } from '.
 export type { PendingRule } from './mocks/rules.js'
 export type { MockBlocks } from './mocks/spec/resolve.js'
 export type { FiredEvent } from './mocks/events.js'
+export { auditGuard, type AuditGuardOptions } from './audit/audit.js'
+export { defaultCorpus, extendCorpus, loadCorpusFile, CorpusError, type AuditCorpus, type AuditCategory, type AuditCall, type DangerousEntry, type BenignEntry, type CorpusAdditions } from './audit/corpus.js'
+export type { AuditResult, AuditedEntry, AuditOutcome, AuditDialog, AuditCategorySummary } from './audit/result.js'

@@ -39,6 +39,23 @@ describe('a user abort', () => {
     )
   })
 
+  it('t.abort() leaves the steps after it: the diagnostic says the test aborted, with the timeline', async () => {
+    const t = await createTestSession({ mockTools: { bash: () => (t.abort(), 'partial output') } })
+    const error = (await t.run(when('run it', [calls('bash', { command: 'sleep 100' }), says('done')])).catch((thrown: unknown) => thrown)) as Error
+    expect(error.message).toContain(
+      [
+        '  Remaining:',
+        '    step 2: says("done")',
+        'The test called t.abort() during this turn, and Pi stopped it there: script only the steps before the abort in this when(...).',
+        '',
+        'Session timeline:',
+        '  turn 1: "run it"',
+        '    bash({"command":"sleep 100"}) → "partial output"',
+      ].join('\n'),
+    )
+    expect(error.message).not.toContain('says(...), fails(...) or aborts()')
+  })
+
   it('t.abort() from a mocked tool: the tool sees its signal abort, and the run ends aborted', async () => {
     const stops: string[] = []
     let signalAborted: boolean | undefined

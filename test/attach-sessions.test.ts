@@ -1,5 +1,5 @@
 // A failing test carries each of its sessions: Pi's HTML export and Pi's session file, as Vitest annotations.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -16,7 +16,6 @@ interface Annotation {
 describe('sessions attached to a failing test', () => {
   const out = mkdtempSync(join(tmpdir(), 'pi-attach-'))
   let tests: Record<string, { state: string; annotations: Annotation[] }>
-  const sessionsDir = join(out, 'pi-sessions', 'sessions.test.ts')
 
   beforeAll(async () => {
     const env = { ATTACH_OUT: out, TMPDIR: out }
@@ -49,11 +48,22 @@ describe('sessions attached to a failing test', () => {
     expect(saved.filter((m) => m.role === 'toolResult').map((m) => [m.toolName, m.isError])).toEqual([['bash', true]])
   })
 
-  it('writes the files under attachDir, by test file, test and session number', () => {
-    for (const session of ['session-1', 'session-2']) {
-      for (const ext of ['html', 'jsonl']) expect(existsSync(join(sessionsDir, 'fails-with-two-sessions', `${session}.${ext}`))).toBe(true)
+  it('keeps one copy of each file: Vitest\'s, listed for the next run to remove', () => {
+    const copies = Object.values(tests).flatMap((test) => test.annotations.flatMap((a) => (a.attachment ? [a.attachment.path] : [])))
+    expect(copies.length).toBeGreaterThan(0)
+    expect(readFileSync(join(out, 'pi-sessions', '.attached-files'), 'utf8').split('\n').filter(Boolean).sort()).toEqual([...copies].sort())
+    // What was written under attachDir went once Vitest had its copy.
+    expect(readdirSync(join(out, 'pi-sessions'))).toEqual(['.attached-files'])
+  })
+
+  it('gives each test its own files, whatever its name: a readable slug and a hash of the whole name', () => {
+    const transcript = (name: string) => {
+      const file = tests[name]!.annotations.find((a) => a.attachment?.contentType === 'application/jsonl')!.attachment!.path
+      return SessionManager.open(file).buildSessionContext().messages.filter((m) => m.role === 'user').map((m) => m.content)
     }
-    expect(existsSync(join(sessionsDir, 'fails-with-the-session-fixture', 'session-fixture.html'))).toBe(true)
+    expect(transcript('a b')).toEqual([[{ type: 'text', text: 'a b' }]])
+    expect(transcript('a/b')).toEqual([[{ type: 'text', text: 'a/b' }]])
+    expect(transcript('日本語のテスト')).toEqual([[{ type: 'text', text: '日本語のテスト' }]])
   })
 
   it('attaches nothing to a passing test, unless attach is "always"', () => {

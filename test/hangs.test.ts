@@ -1,24 +1,22 @@
 // Never a hang: what a stuck test was running is named, and a stuck extension module fails its load in
-// bounded time without holding up the sessions after it. Runs in CI within a minute.
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+// bounded time without holding up the sessions after it. test/hangs-in-vitest.test.ts runs tests that time out
+// in a Vitest of their own.
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { calls, createTestSession, says, when } from '../environment/index.js'
 import { createTestSession as createBareSession } from '../src/index.js'
 import { describeRunning } from '../src/session/activity.js'
-import { failuresByTitle, ROOT, runVitest } from './support/consumer.js'
 
 const fixture = (name: string) => `test/fixtures/extensions/${name}`
 
 describe('an extension whose top-level await never settles', () => {
   it('fails to load within the bound, naming the file; a later session loads its extension', async () => {
-    const started = Date.now()
+    // The message names the bound that fired: 300 ms, not the default (no clock read on a shared machine).
     await expect(createTestSession({ extensions: [fixture('never-loads.ts')], extensionLoadTimeout: 300 })).rejects.toThrow(
       `Extension ${resolve(fixture('never-loads.ts'))} did not finish loading within 300 ms (a top-level await that never settles?)`,
     )
-    expect(Date.now() - started).toBeLessThan(2000)
-    const t = await createTestSession({ extensions: [fixture('guard.ts')], mockUI: { confirm: true } })
+    const t = await createTestSession({ extensions: [fixture('guard.ts')], mockUI: { confirm: true }, extensionLoadTimeout: 60_000 })
     await t.run(when('hi', [calls('greet', { name: 'Cy' }), says('ok')]))
     expect(t).toHaveToolResult('greet', { text: 'Hello, Cy!' })
   }, 10_000)
@@ -28,48 +26,6 @@ describe('an extension whose top-level await never settles', () => {
       `Extension ${resolve(fixture('never-loads.ts'))} did not finish loading within 3000 ms (a top-level await that never settles?)`,
     )
   }, 10_000)
-})
-
-describe('a test that times out while a tool never returns and ignores its abort signal', () => {
-  const stillRunning = (what: string) =>
-    `dispose(): the agent did not stop within 1000 ms of abort(): ${what} was still running and ignored its abort signal. ` +
-    "The session's temp dirs are removed all the same; what was running is abandoned."
-
-  it('fails naming the session, the turn, the step and the tool, and leaves no temp dir', async () => {
-    // The fixture's tests time out on purpose (2 s at most), in a Vitest of their own with its own TMPDIR.
-    const temp = mkdtempSync(join(tmpdir(), 'hangs-'))
-    try {
-      const { report } = await runVitest(join(ROOT, 'test/fixtures/hangs'), [], { outputFile: join(temp, 'report.json'), env: { TMPDIR: temp }, timeoutMs: 50_000 })
-      const failures = failuresByTitle(report)
-      expect(Object.keys(failures).sort()).toEqual([
-        'times out in an extension handler that never returns',
-        'times out in the second session of the test',
-        'times out in the session fixture',
-        'times out while a session is still starting',
-      ])
-      expect(failures['times out in the second session of the test']).toContain(
-        [
-          'Test timed out in 2000ms while session 2 of this test (extensions: ../extensions/guard.ts) was in run(when("hang")), turn 1 ("hang"), ' +
-            'playbook step 1: tool "bash" (toolCallId call_1_1, playbook step 1) had not finished.',
-          stillRunning('tool "bash" (toolCallId call_1_1, playbook step 1)'),
-        ].join('\n'),
-      )
-      expect(failures['times out in the session fixture']).toContain(
-        'Test timed out in 2000ms while the session fixture (no extensions) was in run(when("second")), turn 2 ("second"), ' +
-          'playbook step 2: tool "read" (toolCallId call_2_1, playbook step 2) had not finished.',
-      )
-      expect(failures['times out in an extension handler that never returns']).toContain(
-        'Test timed out in 2000ms while session 1 of this test (extensions: <inline:1>) was in run(when("guarded")), turn 1 ("guarded"), ' +
-          'playbook step 1: the "tool_call" handler of <inline:1>, tool "bash" (toolCallId call_1_1, playbook step 1) had not finished.',
-      )
-      // The fixture's last test checked that each session's cwd was gone; the run left no temp dir at all,
-      // not even the session that was ready only after its test had timed out.
-      expect(report.numPassedTests).toBe(1)
-      expect(readdirSync(temp).filter((name) => name.startsWith('pi-'))).toEqual([])
-    } finally {
-      rmSync(temp, { recursive: true, force: true })
-    }
-  }, 60_000)
 })
 
 describe('what a busy session is running, as a timed-out test names it', () => {
@@ -88,6 +44,13 @@ describe('what a busy session is running, as a timed-out test names it', () => {
     void t.run(when('hi', [says('hello')])).catch(() => {})
     await expect.poll(() => describeRunning(t)).toBe('run(when("hi")), turn 1 ("hi"), before playbook step 1: the "input" handler of <inline:1> had not finished')
     // The agent itself had not started: abort() stops it at once, and the handler is abandoned.
+    await t.dispose()
+  })
+
+  it("names a command's handler that has not returned", async () => {
+    const t = await createBareSession({ extensions: [(pi) => pi.registerCommand('deploy', { description: 'hangs', handler: neverSettles })] })
+    void t.command('deploy').catch(() => {})
+    await expect.poll(() => describeRunning(t)).toBe('command("deploy"), turn 1 ("/deploy"), before playbook step 1: the "/deploy command" handler of <inline:1> had not finished')
     await t.dispose()
   })
 

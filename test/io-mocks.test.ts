@@ -1,3 +1,7 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as delay } from 'node:timers/promises'
 import { Type } from 'typebox'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
@@ -141,4 +145,34 @@ describe('exec and HTTP mocks', () => {
     expect(real).toMatchObject({ killed: true, code: KILLED_CODE })
     expect(mocked).toEqual(real)
   })
+
+  it("kills a bypassed command still running when the session ends, with what it started", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pi-bypass-'))
+    // A command left running on purpose (fire and forget), which starts a process of its own.
+    const starter = (pi: ExtensionAPI) =>
+      pi.registerCommand('watch', { handler: async () => void pi.exec('sh', ['-c', `sleep 30 & echo $! > "${dir}/child"; echo $$ > "${dir}/leader"; wait`]) })
+    t = await createTestSession({ extensions: [starter], unhandled: 'bypass' })
+    await t.command('watch')
+    const pidIn = async (file: string) => {
+      while (!existsSync(join(dir, file)) || readFileSync(join(dir, file), 'utf8') === '') await delay(10)
+      return Number(readFileSync(join(dir, file), 'utf8'))
+    }
+    const pids = [await pidIn('leader'), await pidIn('child')]
+    expect(pids.map(isRunning)).toEqual([true, true])
+    await t.dispose()
+    // Both have ended (the grandchild is reaped by init, in its own time).
+    for (let tries = 0; tries < 200 && pids.some(isRunning); tries++) await delay(10)
+    expect(pids.map(isRunning)).toEqual([false, false])
+    rmSync(dir, { recursive: true, force: true })
+  })
 })
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z')
+  } catch {
+    return false
+  }
+}
+

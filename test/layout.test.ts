@@ -6,7 +6,7 @@ import { expect, it } from 'vitest'
 
 const ROOT = resolve(import.meta.dirname, '..')
 // Lowest first: a folder may import its own files and the folders before it.
-const STAGES = ['shared', 'pi', 'records', 'model', 'mocks', 'isolation', 'session', 'project'] as const
+const STAGES = ['shared', 'pi', 'records', 'model', 'mocks', 'isolation', 'session', 'project', 'audit'] as const
 
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })

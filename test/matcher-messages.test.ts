@@ -1,18 +1,8 @@
 // The matchers print values as the rest of `expect` does, and compare them with the testers a user added.
-import { stripVTControlCharacters } from 'node:util'
 import { describe, expect, it } from 'vitest'
 // As a user imports it: each session is disposed when its test ends.
 import { calls, createTestSession, says, when } from '../environment/index.js'
-
-/** The message an assertion fails with, without colours. */
-function failureOf(assertion: () => void): string {
-  try {
-    assertion()
-  } catch (error) {
-    return stripVTControlCharacters((error as Error).message)
-  }
-  return expect.unreachable('the assertion passed')
-}
+import { failureOf } from './support/failure-of.js'
 
 describe('matcher messages', () => {
   it('prints asymmetric matchers as Vitest does', async () => {

@@ -87,6 +87,30 @@ describe('notify levels', () => {
   })
 })
 
+describe('status', () => {
+  it('toHaveSetStatus(key) matches any text, (key, text) that text, (key, undefined) only a cleared status', async () => {
+    t = await createTestSession({
+      extensions: [
+        (pi) => {
+          pi.registerCommand('strict', { handler: async (_args, ctx) => ctx.ui.setStatus('guard', 'mode: strict') })
+          pi.registerCommand('off', { handler: async (_args, ctx) => ctx.ui.setStatus('guard', undefined) })
+        },
+      ],
+    })
+    await t.command('strict')
+    expect(t).toHaveSetStatus('guard')
+    expect(t).toHaveSetStatus('guard', 'mode: strict')
+    expect(t).toHaveSetStatus('guard', /strict$/)
+    expect(t).not.toHaveSetStatus('guard', 'mode: off')
+    expect(t).not.toHaveSetStatus('guard', undefined)
+    expect(t).not.toHaveSetStatus('mode')
+    expect(t).not.toHaveSetStatus('mode', 'mode: strict')
+
+    await t.command('off')
+    expect(t).toHaveSetStatus('guard', undefined)
+  })
+})
+
 describe('widgets', () => {
   it('records lines, clears and component factories (rendered once with Pi\'s TUI)', async () => {
     t = await createTestSession({

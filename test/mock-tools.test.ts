@@ -76,6 +76,12 @@ describe('mockTools', () => {
     )
   })
 
+  it('rejects a tools allowlist that names no tool, listing the known ones', async () => {
+    await expect(createTestSession({ extensions: [hookCounter({})], tools: ['read', 'nosuchtool'] })).rejects.toThrow(
+      `tools names no tool: "nosuchtool". Known tools: bash, edit, find, grep, lookup, ls, ${POWERSHELL}read, write`,
+    )
+  })
+
   it("turns a real tool's throw into a diagnostic naming the step (propagateErrors: true)", async () => {
     t = await createTestSession({ extensions: [hookCounter({})] })
     await expect(t.run(when('look', [calls('lookup', { key: 'a' }), calls('lookup', { key: 'missing' }), says('done')]))).rejects.toThrow(

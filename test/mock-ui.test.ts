@@ -77,6 +77,22 @@ describe('mockUI', () => {
     expect(answers()).toEqual(['answer: undefined'])
   })
 
+  it('dismisses a dialog whose signal aborts before its answer is given, even a static one', async () => {
+    // Aborted at once, while the mock waits for the event a person would answer on.
+    await session(
+      (ctx) => {
+        const controller = new AbortController()
+        const answer = ctx.ui.confirm('Sure?', '', { signal: controller.signal })
+        controller.abort()
+        return answer
+      },
+      { confirm: true },
+    )
+    await t!.command('ask')
+    expect(answers()).toEqual(['answer: false'])
+    expect(t).toHavePrompted('confirm', 'Sure?', { answer: false, options: { signal: true } })
+  })
+
   it('records every other member, keeps editor state, renders with the theme and resolves custom()', async () => {
     await session(
       async (ctx) => {

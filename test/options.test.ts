@@ -23,6 +23,8 @@ describe('createTestSession checks its options', () => {
     [{ mockUI: { select: [0, true] } }, `option "mockUI.select[1]" must be an option's text or index, or TIMEOUT, got true (a boolean)`],
     [{ mockUI: { confrim: true } }, 'unknown option "mockUI.confrim"; did you mean "mockUI.confirm"?'],
     [{ mockUI: { strict: 'yes' } }, 'option "mockUI.strict" must be a boolean, got "yes" (a string)'],
+    [{ mockUI: { custom: { keys: [], rows: NaN } } }, 'option "mockUI.custom.rows" must be a whole number of character cells (1 or more), got NaN (a number)'],
+    [{ mockUI: { custom: { keys: [], columns: -Infinity } } }, 'option "mockUI.custom.columns" must be a whole number of character cells (1 or more), got -Infinity (a number)'],
     [{ mockUI: true }, 'option "mockUI" must be an object of dialog answers, or false, got true (a boolean)'],
     [{ tools: 'bash' }, 'option "tools" must be an array of tool names, got "bash" (a string)'],
     [{ tools: ['bash', 1] }, 'option "tools[1]" must be a tool name (a string), got 1 (a number)'],
@@ -38,6 +40,8 @@ describe('createTestSession checks its options', () => {
     [{ systemPrompt: null }, 'option "systemPrompt" must be a string, got null'],
     [{ root: 42 }, 'option "root" must be a directory path (a string), got 42 (a number)'],
     [{ cwd: {} }, 'option "cwd" must be a directory path (a string), got {} (an object)'],
+    [{ cwd: 'no/such/dir' }, 'option "cwd" must be a directory that exists, got "no/such/dir", which does not exist'],
+    [{ cwd: 'package.json' }, 'option "cwd" must be a directory that exists, got "package.json", which is a file'],
     [{ importModule: 'vite' }, 'option "importModule" must be a function (absolutePath) => Promise<module>, got "vite" (a string)'],
     [{ mockSpec: 42 }, 'option "mockSpec" must be a mock spec file path (a string) or a pi.ext.mock_spec.v1 object, got 42 (a number)'],
     [{ mocks: [] }, 'option "mocks" must be an object of mock blocks (session, http, exec, tools, ui, events, model), got [] (an array)'],
@@ -47,7 +51,7 @@ describe('createTestSession checks its options', () => {
 
   it('lists the options when no name is close', async () => {
     await expect(createTestSession({ banana: 1 } as never)).rejects.toThrow(
-      'createTestSession: unknown option "banana"; the options are cwd, extensionLoadTimeout, extensions, flags, importModule, mockSpec, mockTools, mockUI, mocks, propagateErrors, root, systemPrompt, toolExecution, tools, unhandled',
+      'createTestSession: unknown option "banana"; the options are cwd, discover, extensionLoadTimeout, extensions, files, flags, home, importModule, mockSpec, mockTools, mockUI, mocks, process, propagateErrors, restartFrom, root, systemPrompt, toolExecution, tools, unhandled',
     )
   })
 

@@ -155,6 +155,11 @@ describe('playbook', () => {
         '    step 4: says("really done")',
         'Pi stopped asking the model before the script ran out: a tool call may have been blocked or failed,',
         'an extension may have handled the prompt, or a step may have ended the turn early (says(...), fails(...) or aborts()).',
+        '',
+        'Session timeline:',
+        '  turn 1: "write it"',
+        '    bash({"command":"ls"}) → "ok"',
+        '    said "done"',
       ].join('\n'),
     )
     expect(t.playbook).toEqual({ consumed: 2, remaining: 0 })

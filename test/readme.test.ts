@@ -11,9 +11,15 @@ import { CURRENT_LINE } from './support/pi-line.js'
 const readme = readFileSync('README.md', 'utf8')
 
 describe('README', () => {
-  it('opens with the two commands', () => {
-    expect(readme).toContain('npm ci && npm run examples')
-    expect(readme).toContain('npm test ')
+  it('opens with the commands that run the examples, the fast suite and the end-to-end files', () => {
+    const opening = readme.slice(readme.indexOf('```sh'), readme.indexOf('## Quick start'))
+    expect(opening.split('\n').filter((line) => line.startsWith('npm')).map((line) => line.split('#')[0]!.trim())).toEqual([
+      'npm ci && npm run examples',
+      'npm test',
+      'npm run test:e2e',
+    ])
+    const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }
+    expect([scripts.test, scripts['test:e2e']]).toEqual([expect.stringContaining('--project unit'), expect.stringContaining('--project e2e')])
   })
 
   it.each(['examples/quick-start/index.ts', 'examples/quick-start/index.test.ts'])('shows %s as it is', (file) => {

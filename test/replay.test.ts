@@ -4,7 +4,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
 import { calls, createTestSession, replay, says, when, type MockUIOptions } from '../environment/index.js'
+// @ts-expect-error: plain JavaScript, without declarations
+import guard from './fixtures/replay/guard.js'
 
 const GUARD = './test/fixtures/replay/guard.js'
 const fixture = (line: string) => `test/fixtures/replay/session-${line}.jsonl`
@@ -77,6 +80,42 @@ describe.each(['0.73', '1.x'])('a session recorded on Pi %s', (line) => {
       ].join('\n'),
     )
   })
+
+  it('fails when a call that ran is refused now: its tool is gone and its mock left out', async () => {
+    const { lookup: _left, ...mockTools } = replay(file).mockTools
+    // Without the extension that registered it, Pi answers "Tool lookup not found" without running anything.
+    const t = await createTestSession({ mockTools, propagateErrors: false })
+    const assistantLine = line === '0.73' ? 5 : 6
+    await expect(t.run(...replay(file).turns)).rejects.toThrow(
+      [
+        `Replay differs from the recording at turn 1 ("Clean the build and tell me what is stale"), step 1 (${file}:${assistantLine}): call toolu_01Kq7LookupBuild lookup({"key":"build"})`,
+        `  recorded: it ran and returned "build: stale since Monday" (line ${assistantLine + 2})`,
+        '  now: Pi did not run it (a tool missing, arguments it rejects): "Tool lookup not found"',
+        'Pi refuses the call now: is "lookup" still registered with these arguments? Keep its mock (cassette.mockTools), or record the session anew.',
+      ].join('\n'),
+    )
+  })
+})
+
+describe('a call blocked now with another reason than the recorded one', () => {
+  // The guard as recorded, but its sudo rule words the block otherwise.
+  const reworded = (pi: ExtensionAPI) =>
+    guard(
+      Object.assign(Object.create(pi) as ExtensionAPI, {
+        on: (event: string, handler: (...args: unknown[]) => unknown) =>
+          pi.on(event as 'tool_call', async (...args: unknown[]) => {
+            const decision = (await handler(...args)) as { block?: boolean; reason?: string } | undefined
+            return decision?.block ? { ...decision, reason: decision.reason!.replace('sudo is not allowed', 'no sudo here') } : decision
+          }),
+      }),
+    )
+
+  it.each(['0.73', '1.x'])('fails in a file of Pi %s, naming the call and the new reason', async (line) => {
+    const file = fixture(line)
+    const cassette = replay(file)
+    const t = await createTestSession({ extensions: [reworded], mockTools: cassette.mockTools, mockUI: AS_RECORDED })
+    await expect(t.run(...cassette.turns)).rejects.toThrow(/Replay differs from the recording at turn 2 .*call toolu_01SudoCache[\s\S]*now: the extension blocked it: "no sudo here: sudo rm -rf \/var\/cache\/app"/)
+  })
 })
 
 describe('a call the recording shows was not run', () => {
@@ -123,6 +162,17 @@ describe('the file, as replay reads it', () => {
   const result = (id: string) => ({ type: 'message', message: { role: 'toolResult', toolCallId: id, toolName: 'read', content: [{ type: 'text', text: 'a' }], isError: false } })
   const answers = { type: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'Done.' }], stopReason: 'stop' } }
 
+  it('fails when a call that ran (Pi 1.x marks it) is blocked now, even with its recorded error as the reason', async () => {
+    const ran = { type: 'message', message: { ...result('c1').message, content: [{ type: 'text', text: 'no reading a' }], isError: true, durationMs: 3 } }
+    const file = sessionFile('ran-then-blocked.jsonl', [HEADER, user('hi'), asks('c1'), ran, answers])
+    const cassette = replay(file)
+    const blocksRead = (pi: ExtensionAPI) => pi.on('tool_call', () => ({ block: true, reason: 'no reading a' }))
+    const t = await createTestSession({ extensions: [blocksRead], mockTools: cassette.mockTools })
+    await expect(t.run(...cassette.turns)).rejects.toThrow(
+      [`  recorded: it ran and returned the error "no reading a" (line 4)`, '  now: the extension blocked it: "no reading a"'].join('\n'),
+    )
+  })
+
   it.each([
     ['is missing', () => join(dir, 'missing.jsonl'), /missing\.jsonl: cannot read the session file: ENOENT/],
     ['is empty', () => sessionFile('empty.jsonl', []), /empty\.jsonl: empty: a Pi session file starts with a \{"type":"session",\.\.\.\} header line/],
@@ -136,6 +186,14 @@ describe('the file, as replay reads it', () => {
     ['has a broken parent chain', () => sessionFile('chain.jsonl', [HEADER, user('hi'), { ...answers, parentId: 'nope' }]), /chain\.jsonl:3: the entry's parentId "nope" names no entry of the file/],
   ])('fails when the file %s, naming file, line and problem', (_what, path, message) => {
     expect(() => replay(path())).toThrow(message)
+  })
+
+  it('reads a file an editor saved with a byte order mark, and writes one elsewhere visibly in the error', () => {
+    const path = sessionFile('bom.jsonl', [HEADER, user('hi'), answers])
+    writeFileSync(path, `\uFEFF${readFileSync(path, 'utf8')}`)
+    expect(replay(path).turns.map((turn) => turn.prompt)).toEqual(['hi'])
+    const inside = sessionFile('bom-inside.jsonl', [HEADER, `\uFEFF${JSON.stringify({ id: 'e1', parentId: null, timestamp: HEADER.timestamp, ...user('hi') })}`])
+    expect(() => replay(inside)).toThrow(/bom-inside\.jsonl:2: not JSON \(.*\\uFEFF.*\): a Pi session file has one JSON object per line/)
   })
 
   it.each([
@@ -155,5 +213,27 @@ describe('the file, as replay reads it', () => {
     const path = sessionFile('branch.jsonl', [HEADER, user('first'), answers, { ...user('second'), parentId: 'e1' }, { ...answers, parentId: 'e3' }])
     // e3 hangs off e1 (the first prompt): the branch is first prompt → second prompt → answer.
     expect(replay(path).turns.map((turn) => [turn.prompt, turn.actions.length])).toEqual([['first', 0], ['second', 1]])
+  })
+
+  it('reads a long session with work that grows as the file does, not as its square', () => {
+    const turns = Array.from({ length: 1000 }, (_, n) => [user(`turn ${n}`), asks(`c${n}`), result(`c${n}`), answers]).flat()
+    const path = sessionFile('long.jsonl', [HEADER, ...turns])
+    // The work counted: elements scanned by searches through arrays (a branch walk that searched its own path was quadratic).
+    let scanned = 0
+    const { includes, indexOf } = Array.prototype
+    const counting = <F extends (...args: never[]) => unknown>(search: F): F =>
+      function (this: unknown[], ...args: Parameters<F>) {
+        scanned += this.length
+        return search.apply(this, args)
+      } as F
+    Array.prototype.includes = counting(includes)
+    Array.prototype.indexOf = counting(indexOf)
+    try {
+      expect(replay(path).turns).toHaveLength(1000)
+    } finally {
+      Array.prototype.includes = includes
+      Array.prototype.indexOf = indexOf
+    }
+    expect(scanned).toBeLessThan(10 * turns.length)
   })
 })

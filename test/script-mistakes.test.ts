@@ -33,6 +33,27 @@ describe('a run that goes wrong', () => {
     t = undefined
   })
 
+  it('reads several problems of one run as one numbered list, each once', async () => {
+    t = await createTestSession({
+      extensions: [
+        (pi) =>
+          pi.registerCommand('both', {
+            description: 'runs two commands nothing mocks',
+            handler: async () => {
+              // The extension goes on after each refusal: both are reported.
+              await pi.exec('git', ['status']).catch(() => {})
+              await pi.exec('npm', ['test']).catch(() => {})
+            },
+          }),
+      ],
+    })
+    const error = (await t.command('both').catch((thrown: unknown) => thrown)) as Error
+    expect(error.message).toMatch(/^2 problems:\n\n1\. .*git status[^]*\n\n2\. .*npm test/)
+    expect(error.message.split('git status')).toHaveLength(2)
+    // Nothing for a reporter to print a second time.
+    expect(error.cause).toBeUndefined()
+  })
+
   it('names the turn, the step and the tool when a late-bound params function throws, and fails the run', async () => {
     t = await createTestSession({ mockTools: { bash: 'ok' } })
     const boom = () => {

@@ -1,6 +1,7 @@
 // The temp dirs sessions live in: made ahead and removed in the background, and all gone once settled.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import fs, { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { syncBuiltinESMExports } from 'node:module'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -9,6 +10,21 @@ import { setEnv } from '../src/shared/env.js'
 import { releaseTempDir, settleTempDirs, takeTempDir, takeTempDirSync } from '../src/isolation/temp-dirs.js'
 
 const PREFIX = 'pi-probe-'
+
+// A slow disk, on purpose: every background removal starts `delayMs` later, so that a settle that returned
+// before one ended finds the dir still there, every time. The module's named imports of node:fs are live
+// bindings to Node's builtin, which syncBuiltinESMExports() updates.
+function slowRemovals(delayMs: number): () => void {
+  const { rm, rmdir } = fs
+  const later = <A extends unknown[]>(remove: (...args: A) => void) => (...args: A) => void setTimeout(() => remove(...args), delayMs)
+  fs.rm = later(rm as (...args: unknown[]) => void) as typeof fs.rm
+  fs.rmdir = later(rmdir as (...args: unknown[]) => void) as typeof fs.rmdir
+  syncBuiltinESMExports()
+  return () => {
+    Object.assign(fs, { rm, rmdir })
+    syncBuiltinESMExports()
+  }
+}
 
 // Each test's dirs go to a TMPDIR only it uses, so that what is left there is what the module left.
 let base: string
@@ -115,6 +131,26 @@ describe('temp dirs', () => {
     for (let run = 0; run < 20; run++) {
       execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, TMPDIR: base } })
       expect(left()).toEqual([])
+    }
+  })
+
+  it('settles only once every removal has ended, however slow the disk', async () => {
+    const taken = [await takeTempDir(PREFIX), await takeTempDir(PREFIX), await takeTempDir(PREFIX)]
+    // Written in: one rmdir fails, and the recursive removal after it is what removes the dir.
+    for (const root of taken.slice(1)) writeFileSync(join(root, 'notes.md'), 'written by the session')
+    // The dirs made ahead exist, so that settling has them to remove.
+    await expect.poll(() => inOwn().length, { timeout: 10_000 }).toBeGreaterThan(taken.length)
+    const restoreDisk = slowRemovals(200)
+    try {
+      // The dirs made ahead are the only removals: they start inside the settle.
+      await settleTempDirs()
+      // Checked before the event loop turns: nothing removed after the settle returned can hide here.
+      expect(inOwn()).toEqual(taken.map(owned).sort())
+      for (const root of taken) releaseTempDir(root)
+      await settleTempDirs()
+      expect(left()).toEqual([])
+    } finally {
+      restoreDisk()
     }
   })
 })

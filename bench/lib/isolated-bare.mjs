@@ -6,13 +6,13 @@
 import { bareStandardIteration } from './bare.mjs'
 
 const { enterIsolation, enterSessionHome } = await import('../../dist/src/isolation/isolation.js')
-const { makeSessionDirs, removeSessionDirs } = await import('../../dist/src/isolation/session-dirs.js')
+const { makeSessionDirs, releaseSessionDirs } = await import('../../dist/src/isolation/session-dirs.js')
 const { runInSession } = await import('../../dist/src/shared/session-context.js')
 
 /** Scenario (a) by bare Pi in a session's fresh home and cwd, with its context and HOME entered. */
 export async function isolatedBareIteration(standard) {
-  const dirs = await makeSessionDirs(true)
-  const scope = { home: dirs.home }
+  const dirs = await makeSessionDirs(undefined)
+  const scope = { home: dirs.home, cwd: dirs.cwd }
   try {
     return await runInSession(scope, async () => {
       const { leave } = await enterIsolation()
@@ -25,6 +25,6 @@ export async function isolatedBareIteration(standard) {
       }
     })
   } finally {
-    removeSessionDirs(dirs)
+    releaseSessionDirs(dirs)
   }
 }

@@ -1,13 +1,15 @@
 // Keeps Pi and the extension under test away from the real home and the network: a temp HOME and
 // agent dir (the file's, and each session's over it), offline, and no connection beyond loopback.
+import { statSync } from 'node:fs'
 import os from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { loadHttpInterception, loadsOnFirstConnection } from '../mocks/http-interceptor.js'
 import { interceptAllHttp } from '../mocks/http-routing.js'
 import { builtinExportsChanged, syncBuiltinExports } from '../shared/builtin-exports.js'
 import { setEnv } from '../shared/env.js'
 import { globalSlot } from '../shared/global-slot.js'
 import { aliveSessions, currentSession, markAlive, type SessionScope } from '../shared/session-context.js'
+import { guardLateTimers } from './late-timers.js'
 import { guardNetwork } from './network-guard.js'
 import { releaseTempDir, takeTempDirSync } from './temp-dirs.js'
 
@@ -60,12 +62,14 @@ function openIsolation(): ActiveIsolation {
     PI_TELEMETRY: '0',
     JITI_FS_CACHE: 'false',
   })
+  replaceCwd()
   const restoreHomedir = replaceHomedir(home)
   const releaseNetwork = guardNetwork()
   // os.homedir and the guard's patches reach ESM importers in one sync (the guard's, else this one).
   syncBuiltinExports()
   // Installed here, not per session: sessions route through it.
   const releaseHttp = interceptAllHttp()
+  guardLateTimers()
   const entry: ActiveIsolation = {
     isolation: { home, agentDir },
     users: 0,
@@ -82,7 +86,7 @@ function openIsolation(): ActiveIsolation {
 }
 
 /** The variables that say where home is: the file's, then each session's over it. */
-function homeVariables(home: string, agentDir: string): Record<string, string> {
+export function homeVariables(home: string, agentDir: string): Record<string, string> {
   return {
     HOME: home,
     USERPROFILE: home,
@@ -155,4 +159,30 @@ function replaceHomedir(home: string): () => void {
 
 function isolatedHome(): string | undefined {
   return currentSession()?.home ?? aliveSessions().at(-1)?.home ?? (process as HomeHolder)[HOME]
+}
+
+// process.cwd() is the session's cwd in its context, as os.homedir() is its home: in Pi they are the same
+// directory, and extensions name things after either. Outside a session (the test, Vitest) it is the real
+// one. process.chdir() in a session's context moves that session's cwd alone: the process's own cwd, shared
+// by every test of the worker, never changes under another test, nor stays in a dir removed with a session.
+// Replaced once per process, by functions that read the running session (what they read lives on `process`).
+// Relative paths handed to fs still resolve against the real cwd: resolve them first (path.resolve reads
+// process.cwd()).
+type Scoped<T> = T & { sessionScoped?: true }
+
+function replaceCwd(): void {
+  if ((process.cwd as Scoped<typeof process.cwd>).sessionScoped) return
+  const realCwd = process.cwd.bind(process)
+  const realChdir = process.chdir.bind(process)
+  process.cwd = Object.assign(() => currentSession()?.cwd ?? realCwd(), { sessionScoped: true as const })
+  process.chdir = (directory: string) => {
+    const session = currentSession()
+    if (session === undefined) return realChdir(directory)
+    const target = resolve(session.cwd, String(directory))
+    // As Node's own chdir fails: ENOENT for a missing dir, ENOTDIR for a file.
+    if (!statSync(target).isDirectory()) throw Object.assign(new Error(`ENOTDIR: not a directory, chdir ${session.cwd} -> '${directory}'`), { code: 'ENOTDIR', syscall: 'chdir', path: target })
+    session.cwd = target
+  }
+  // `import { cwd } from 'node:process'` too.
+  builtinExportsChanged()
 }

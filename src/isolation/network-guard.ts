@@ -1,9 +1,10 @@
 // Fails every attempt to reach an address beyond loopback, so a test can never reach the real network by
 // accident: TCP connections, UDP datagrams, DNS lookups and queries; a Worker started meanwhile carries
-// the same guard into its thread.
+// the same guard into its thread, and a child process into any Node it runs.
 import { fileURLToPath } from 'node:url'
 import workerThreads from 'node:worker_threads'
 import { builtinExportsChanged, syncBuiltinExports } from '../shared/builtin-exports.js'
+import { childProcessSites } from './network-children.js'
 import { dnsSites } from './network-dns.js'
 import { guards, refuse, type Guard, type Method, type Site } from './network-policy.js'
 import { socketSites } from './network-sockets.js'
@@ -42,7 +43,9 @@ let unpatchTimer: ReturnType<typeof later> | undefined
  * - a DNS call of `dns`, `dns/promises` or a Resolver: `<name> (DNS <method>)`, to the callback or as a
  *   rejection; every resolver query is refused (even for `localhost`), a lookup only when it would ask
  *   the network (not for an address or `localhost`);
- * - a Worker starts with this guard preloaded (`--import`), for its whole life.
+ * - a Worker starts with this guard preloaded (`--import`, or loaded first by the code of an `eval` one), for
+ *   its whole life;
+ * - a child process gets the guard in NODE_OPTIONS: any Node it runs is guarded for its whole life.
  * Host names are never resolved to decide. Guards nest: the patches stay until every returned release has
  * been called; 100 ms later (unless a guard is taken again) they put back exactly the properties they
  * replaced, passing everything meanwhile.
@@ -53,7 +56,7 @@ export function guardNetwork(onBlocked?: (target: string) => void): () => void {
   held.add(guard)
   if (unpatchTimer !== undefined) cancel(unpatchTimer)
   unpatchTimer = undefined
-  sites ??= [...socketSites(), ...dnsSites(), { owner: workerThreads, key: 'Worker', wrap: guardWorker }]
+  sites ??= [...socketSites(), ...dnsSites(), { owner: workerThreads, key: 'Worker', wrap: guardWorker }, ...childProcessSites(loadable() ? `--import=${preload()}` : undefined)]
   for (const site of sites) {
     // Patched afresh whenever ours is not on top: the property may have been replaced or wrapped since.
     if ((site.owner as Owner)[site.key] === patches.get(site)?.wrapper) continue
@@ -109,25 +112,43 @@ function guardWorker(next: Method): Method {
         return
       }
       const execArgv = withGuard(options.execArgv ?? process.execArgv)
+      // Node skips --import for the code of an eval worker that is not an ES module: that code loads the guard itself.
+      const code = options.eval ? guardedEval(String(filename)) : filename
       try {
-        super(filename, { ...options, execArgv })
+        super(code, { ...options, execArgv })
       } catch (error) {
         const refused = options.execArgv ? undefined : refusedFlags(error)
         if (!refused) throw error
-        super(filename, { ...options, execArgv: execArgv.filter((flag) => !refused.includes(flag)) })
+        super(code, { ...options, execArgv: execArgv.filter((flag) => !refused.includes(flag)) })
       }
     }
   } as unknown as Method
 }
 
+// False only where the harness itself runs from TypeScript (its own tests), which another thread or process cannot import.
+const loadable = () => /^file:.*\.m?js$/.test(import.meta.url)
+
+/** A module that takes the guard for the thread or process that imports it first. */
+const preload = () => `data:text/javascript,${encodeURIComponent(`import { guardNetwork } from ${JSON.stringify(import.meta.url)}; guardNetwork()`)}`
+
 function withGuard(execArgv: readonly string[]): string[] {
-  // Only where the harness itself runs from TypeScript (its own tests): never start a worker unguarded.
-  if (!/^file:.*\.m?js$/.test(import.meta.url)) {
+  // Never start a worker unguarded.
+  if (!loadable()) {
     const self = import.meta.url.startsWith('file:') ? fileURLToPath(import.meta.url) : import.meta.url
     throw refuse(`a Worker (the network guard cannot follow it into the thread: ${self} is not JavaScript a worker can import)`)
   }
-  const preload = `data:text/javascript,${encodeURIComponent(`import { guardNetwork } from ${JSON.stringify(import.meta.url)}; guardNetwork()`)}`
-  return execArgv.includes(preload) ? [...execArgv] : [...execArgv, '--import', preload]
+  return execArgv.includes(preload()) ? [...execArgv] : [...execArgv, '--import', preload()]
+}
+
+// Eval code that is a CommonJS script has `require`; an ES module has none, and Node preloads the guard for it.
+function guardedEval(code: string): string {
+  if (!process.features.require_module) {
+    throw refuse('a Worker with eval: true (the network guard cannot load into its code: this Node cannot require() an ES module; Node 20.19 and 22.12 can)')
+  }
+  const load = `typeof require === 'function' && require(${JSON.stringify(fileURLToPath(import.meta.url))}).guardNetwork();`
+  // A "use strict" directive must stay first; the guard goes on the same line, keeping the code's line numbers.
+  const directive = /^\s*(['"])use strict\1;?/.exec(code)?.[0] ?? ''
+  return `${directive}${load}${code.slice(directive.length)}`
 }
 
 // Node names the flags it refused only in the message: "Initiated Worker with invalid execArgv flags: a, b".

@@ -7,7 +7,7 @@
 // Every dir lives in one dir of the process's own under the OS temp dir, `<tmp>/pi-harness-XXXXXX`. A dir
 // being made on libuv's threads when the process exits may be made after the exit hook ran (queued work
 // still runs): in a parent the hook has removed, making it fails instead of leaving it behind.
-import { existsSync, mkdir, mkdtempSync, rm, rmdir, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdir, mkdirSync, mkdtempSync, readdirSync, rm, rmdir, rmSync } from 'node:fs'
 import { randomUUID } from 'node:crypto'
 import { rmdir as rmdirNow } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -66,10 +66,12 @@ function removeAtExit(dir: string): void {
 }
 
 /**
- * A new empty dir `<prefix>XXXXXX` in the process's dir under the OS temp dir as it is now: the oldest made
- * ahead, waited for if it is still being made, else one made here. Either way more start being made ahead.
+ * A new dir `<prefix>XXXXXX` in the process's dir under the OS temp dir as it is now, empty but for the dirs
+ * of `within` (a relative path, e.g. `.pi/agent`, made with mode 0700): the oldest made ahead, waited for if
+ * it is still being made, else one made here. Either way more start being made ahead. A prefix is always
+ * taken with the same `within`.
  */
-export async function takeTempDir(prefix: string): Promise<string> {
+export async function takeTempDir(prefix: string, within?: string): Promise<string> {
   const base = currentTmpdir()
   const queue = aheadOf(prefix)
   let root: string | undefined
@@ -78,7 +80,7 @@ export async function takeTempDir(prefix: string): Promise<string> {
     await next.made
     root = usable(next, base)
   }
-  return handOut(root ?? makeNow(prefix, base), prefix, base)
+  return handOut(root ?? makeNow(prefix, base, within), prefix, base, within)
 }
 
 /** The same, without waiting: a dir made ahead if one is known to exist, else one made here. */
@@ -91,18 +93,37 @@ export function takeTempDirSync(prefix: string): string {
   return handOut(root ?? makeNow(prefix, base), prefix, base)
 }
 
-/** Removes `root` in the background: one rmdir when nothing was written in it, else a recursive removal. */
-export function releaseTempDir(root: string): void {
+/**
+ * Removes `root` in the background: one rmdir when nothing was written in it, else a recursive removal. A
+ * dir in it that was made unreadable (`chmod 000`) gets its permissions back first; what still cannot be
+ * removed is reported by the next settleTempDirs(), naming `owner` (whose dir it was) when given.
+ */
+export function releaseTempDir(root: string, owner?: () => string): void {
   const { failures } = state.get()
+  const removeAll = (then: (failed: Error | null) => void) => rm(root, { recursive: true, force: true }, then)
   inBackground((done) =>
     rmdir(root, (error) => {
       if (error === null) return done()
-      rm(root, { recursive: true, force: true }, (failed) => {
-        if (failed !== null) failures.push(`${root}: ${messageOf(failed)}`)
-        done()
+      removeAll((failed) => {
+        if (failed === null) return done()
+        restoreAccess(root)
+        removeAll((again) => {
+          if (again !== null) failures.push(`${root}${owner ? ` (${owner()})` : ''}: ${messageOf(again)}`)
+          done()
+        })
       })
     }),
   )
+}
+
+/** Gives the owner read, write and search permission on `dir` and every dir in it, so they can be emptied. */
+function restoreAccess(dir: string): void {
+  try {
+    chmodSync(dir, 0o700)
+    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) restoreAccess(join(dir, entry.name))
+  } catch {
+    // What cannot be reached is reported when its removal fails again.
+  }
 }
 
 /**
@@ -177,28 +198,31 @@ function usable(entry: MadeAhead, base: string): string | undefined {
   return undefined
 }
 
-function handOut(root: string, prefix: string, base: string): string {
+function handOut(root: string, prefix: string, base: string, within?: string): string {
   const { takes } = state.get()
   const taken = (takes.get(prefix) ?? 0) + 1
   takes.set(prefix, taken)
   const queue = aheadOf(prefix)
-  while (queue.length < Math.min(AHEAD, taken - 1)) queue.push(makeAhead(prefix, base))
+  while (queue.length < Math.min(AHEAD, taken - 1)) queue.push(makeAhead(prefix, base, within))
   return root
 }
 
-function makeNow(prefix: string, base: string): string {
+function makeNow(prefix: string, base: string, within?: string): string {
+  let root: string
   try {
-    return mkdtempSync(join(parentIn(base), prefix))
+    root = mkdtempSync(join(parentIn(base), prefix))
   } catch (error) {
     // The process's dir was removed since it was made (by a settle, or by someone else): made again, once.
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
     state.get().parents.delete(base)
-    return mkdtempSync(join(parentIn(base), prefix))
+    root = mkdtempSync(join(parentIn(base), prefix))
   }
+  if (within !== undefined) mkdirSync(join(root, within), { recursive: true, mode: 0o700 })
+  return root
 }
 
 // Best effort: a dir that cannot be made ahead is made when it is taken, where its error is reported.
-function makeAhead(prefix: string, base: string): MadeAhead {
+function makeAhead(prefix: string, base: string, within?: string): MadeAhead {
   const entry: MadeAhead = { made: Promise.resolve() }
   entry.made = inBackground((done) => {
     let root: string
@@ -211,8 +235,17 @@ function makeAhead(prefix: string, base: string): MadeAhead {
     }
     mkdir(root, { mode: 0o700 }, (error) => {
       // Else taken already (by the one made here with mkdtemp) or not makeable here: not ours to remove.
-      if (error === null) entry.root = root
-      done()
+      if (error !== null) return done()
+      if (within === undefined) {
+        entry.root = root
+        return done()
+      }
+      mkdir(join(root, within), { recursive: true, mode: 0o700 }, (failed) => {
+        // Else removed again: the take makes its dir itself, and reports why it cannot.
+        if (failed === null) entry.root = root
+        else releaseTempDir(root)
+        done()
+      })
     })
   })
   return entry

@@ -12,6 +12,7 @@ import { answerHttp } from './http-routing.js'
 import type { PendingRule, UnhandledMode } from './rules.js'
 import type { MockBlocks } from './spec/resolve.js'
 import { instrumentTool, invocationMocks, type MockToolHandler, type ToolInstrumentation } from './tools.js'
+import { createRealExec } from './real-exec.js'
 import { createMockUI, uiDefaults, uiOptions, type MockUIOptions } from './ui.js'
 
 /** What the mocks are made from: the mock spec's blocks and the session's own mock options. */
@@ -34,6 +35,8 @@ export interface MockHooks {
   abortRun(): void
   /** Registers a clean-up with the session's disposer stack. */
   defer(disposer: () => unknown): void
+  /** The session's working directory, where a command run for real starts. */
+  cwd(): string
 }
 
 export interface SessionMocks {
@@ -42,12 +45,17 @@ export interface SessionMocks {
   /** Pi's own built-in tools for `cwd`, instrumented, except those an extension registered itself. */
   builtinTools(cwd: string, extensionTools: ReadonlySet<string>): ToolDefinition[]
   /** Throws when a tool mock names a tool that neither Pi nor an extension has. */
-  checkToolsExist(extensionTools: ReadonlySet<string>): void
+  /** Every tool `mockTools` and the `tools` allowlist name is a built-in or an extension's. */
+  checkToolsExist(extensionTools: ReadonlySet<string>, allowed: readonly string[] | undefined): void
   ui: ExtensionUIContext
   /** `mockUI: false`: extensions see `ctx.hasUI === false`. */
   headless: boolean
   /** Rules with a `times` limit that have not answered that often yet. */
   pending(): PendingRule[]
+  /** The tools a mock answers (mockTools and the spec's tool invocations). */
+  mockedTools(): string[]
+  /** A mocked tool's answer to a call made elsewhere (a `pi` child), with the semantics of an instrumented tool. */
+  answerTool(name: string, toolCallId: string, params: unknown, signal: AbortSignal | undefined): Promise<{ content: unknown; details?: unknown }>
 }
 
 const warn = (message: string) => console.warn(`[vitest-environment-pi] ${message}`)
@@ -59,10 +67,11 @@ const warn = (message: string) => console.warn(`[vitest-environment-pi] ${messag
 export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMocks {
   const { blocks, unhandled } = settings
   const { records } = hooks.recorder
-  let realExec: ExtensionAPI['exec'] | undefined
+  const realExec = createRealExec(hooks.cwd)
+  hooks.defer(() => realExec.killAll())
   const exec = createExecMock(blocks.exec ?? {}, {
     unhandled,
-    realExec: (command, args, execOptions) => realExec!(command, args, execOptions),
+    realExec: realExec.exec,
     onUnhandled: hooks.report,
     record: (call) => void records.exec.push(call),
     warn,
@@ -74,6 +83,7 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
   const mockTools = { ...invocations.mocks, ...settings.mockTools }
   const instrumentation: ToolInstrumentation = {
     mockFor: (name) => (Object.hasOwn(mockTools, name) ? mockTools[name] : undefined),
+    onRan: (toolCallId) => hooks.recorder.callRan(toolCallId),
     onMocked: (toolCallId) => hooks.recorder.callMocked(toolCallId),
     // A call the test's mocks cannot answer: it fails the run whatever propagateErrors says.
     onUnanswered: (error) => hooks.report(error),
@@ -92,13 +102,12 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
   const capture = blocks.ui?.capture ?? true
   const ui = createMockUI(
     settings.mockUI === false ? false : { ...uiOptions(blocks.ui), ...settings.mockUI },
-    { record: (call) => void (capture && records.addUICall(call)), widget: (widget) => void (capture && records.widgets.push(widget)), problem: hooks.report },
+    { record: (call) => void (capture && records.addUICall(call)), widget: (widget) => void (capture && records.widgets.push(widget)), problem: hooks.report, ended: () => hooks.scope.ended },
     uiDefaults(blocks.ui),
   )
 
   return {
     extensionApi(api) {
-      realExec ??= api.exec
       const mocked = overrideApi(api, blocks)
       return {
         ...mocked,
@@ -112,16 +121,23 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
     },
     builtinTools: (cwd, extensionTools) =>
       BUILTIN_TOOL_NAMES.filter((name) => !extensionTools.has(name)).map((name) => instrumentTool(builtinToolDefinition(name, cwd), instrumentation)),
-    checkToolsExist(extensionTools) {
+    checkToolsExist(extensionTools, allowed) {
       const known = new Set<string>([...BUILTIN_TOOL_NAMES, ...extensionTools])
-      const unknown = Object.keys(mockTools).filter((name) => !known.has(name))
-      if (unknown.length > 0) {
-        throw new Error(`mockTools names no tool: ${unknown.map((n) => `"${n}"`).join(', ')}. Known tools: ${[...known].sort().join(', ')}`)
+      for (const [option, names] of [['mockTools', Object.keys(mockTools)], ['tools', allowed ?? []]] as const) {
+        const unknown = names.filter((name) => !known.has(name))
+        if (unknown.length > 0) {
+          throw new Error(`${option} names no tool: ${unknown.map((n) => `"${n}"`).join(', ')}. Known tools: ${[...known].sort().join(', ')}`)
+        }
       }
     },
     ui,
     headless: settings.mockUI === false,
     pending: () => [...exec.pending(), ...http.pending(), ...invocations.pending()],
+    mockedTools: () => Object.keys(mockTools),
+    answerTool: (name, toolCallId, params, signal) => {
+      const unmocked = { name, execute: () => Promise.reject(new Error(`Tool "${name}" has no mock in this session`)) } as unknown as ToolDefinition
+      return instrumentTool(unmocked, instrumentation).execute(toolCallId, params as never, signal, undefined, undefined as never)
+    },
   }
 }
 

@@ -1,7 +1,7 @@
 // replay(file): a Pi session recorded with a real model, as a script. Each user prompt is a turn, each
 // assistant message one step (its blocks in order, its tool calls with their recorded ids), and the
-// recorded tool results answer the tools. A call the extension now decides otherwise (blocked where it
-// ran, run where it was blocked) fails the run, naming the turn and step of the recording.
+// recorded tool results answer the tools. A call that goes otherwise now (refused where it ran: blocked,
+// an unknown tool, rejected arguments; run where it was refused) fails the run, naming the turn and step.
 import { fileURLToPath } from 'node:url'
 import { StepCheckFailed } from '../model/playbook.js'
 import { aborts, callsWithId, fails, responds, says, thinks, when, type Action, type RespondAction, type ResultCallback, type ToolCallAction, type ToolParams, type Turn } from '../model/script.js'
@@ -50,8 +50,8 @@ export function replay(file: string | URL): Cassette {
   const turns: { prompt: string; line: number; actions: Action[]; awaitsAnswer: number | undefined; retried: boolean }[] = []
   const calls = new Map<string, RecordedCall>()
   let step = 0
-  /** Whether the file tells a call that ran from one Pi did not run (Pi 1.x's `durationMs`). */
-  const marksRuns = () => [...calls.values()].some((call) => call.result?.durationMs !== undefined)
+  /** Whether the file tells a call that ran from one Pi did not run (Pi 1.x's `durationMs`); known once the file is read. */
+  let marksRuns = false
   const endTurn = () => {
     const turn = turns.at(-1)
     if (turn?.awaitsAnswer !== undefined) {
@@ -65,7 +65,7 @@ export function replay(file: string | URL): Cassette {
     }
     // Model and thinking-level changes, labels, and the entries and messages extensions write (they write them again).
     if (entry.type !== 'message') continue
-    const message = messageOf(entry, problem(line, 'a message entry without a message object'))
+    const message = messageOf(entry, () => problem(line, 'a message entry without a message object'))
     if (message.role === 'user') {
       endTurn()
       turns.push({ prompt: promptOf(message, (text) => problem(line, text)), line, actions: [], awaitsAnswer: undefined, retried: false })
@@ -84,7 +84,7 @@ export function replay(file: string | URL): Cassette {
           if (calls.has(id)) throw problem(line, `tool call id ${JSON.stringify(id)} is used twice (also at line ${calls.get(id)!.line})`)
           const call: RecordedCall = { id, tool, params, where, line }
           calls.set(id, call)
-          return callsWithId(id, tool, params).then(checkCall(call, marksRuns))
+          return callsWithId(id, tool, params).then(checkCall(call, () => marksRuns))
         },
       })
       turn.actions.push(action)
@@ -95,6 +95,7 @@ export function replay(file: string | URL): Cassette {
       if (!call) throw problem(line, `a tool result for call ${JSON.stringify(message.toolCallId)}, which no assistant message before it made`)
       if (call.result) throw problem(line, `a second result for call ${call.id} (the first at line ${call.result.line})`)
       call.result = resultOf(message, line, (text) => problem(line, text))
+      if (call.result.durationMs !== undefined) marksRuns = true
     }
     // Other roles (Pi 1.x's system messages, `!` shell runs, summaries) are not the model's: nothing to replay.
   }
@@ -108,9 +109,9 @@ export function replay(file: string | URL): Cassette {
   }
 }
 
-function messageOf(entry: SessionFileEntry, missing: Error): Message {
+function messageOf(entry: SessionFileEntry, missing: () => Error): Message {
   const { message } = entry
-  if (typeof message !== 'object' || message === null) throw missing
+  if (typeof message !== 'object' || message === null) throw missing()
   return message as Message
 }
 
@@ -193,7 +194,7 @@ const quoted = (text: string) => JSON.stringify(text.length > 120 ? `${text.slic
 
 /** Compares what the extension decides now about a replayed call with what the recording shows. */
 function checkCall(call: RecordedCall, marksRuns: () => boolean): ResultCallback {
-  return (result, record) => {
+  return (result, record, ran) => {
     const recorded = call.result!
     const text = textOf(recorded.content)
     const outcome = recordedOutcome(recorded, marksRuns())
@@ -204,18 +205,27 @@ function checkCall(call: RecordedCall, marksRuns: () => boolean): ResultCallback
         : outcome === 'not run'
           ? `Pi did not run it (a block, or a call Pi refused): ${quoted(text)} (line ${recorded.line})`
           : `it ended with the error ${quoted(text)} (line ${recorded.line})`
-    const now = blocked ? `the extension blocked it: ${quoted(record.blockReason ?? '')}` : `it ran and returned ${result.isError ? 'the error ' : ''}${quoted(result.text)}`
-    const differs = blocked
-      ? outcome === 'ran' || record.blockReason !== text
-      : outcome === 'not run' && (result.mocked || !result.isError || result.text !== text)
+    const now = blocked
+      ? `the extension blocked it: ${quoted(record.blockReason ?? '')}`
+      : ran
+        ? `it ran and returned ${result.isError ? 'the error ' : ''}${quoted(result.text)}`
+        : `Pi did not run it (a tool missing, arguments it rejects): ${quoted(result.text)}`
+    // Refused now (blocked or not run), it differs from a run, and from a refusal that said otherwise.
+    const refusedNow = blocked || !ran
+    const refusal = blocked ? (record.blockReason ?? '') : result.text
+    const differs = refusedNow ? outcome === 'ran' || refusal !== text : outcome === 'not run'
     if (!differs) return
     throw new StepCheckFailed(
       [
         `Replay differs from the recording at ${call.where}: call ${call.id} ${call.tool}(${JSON.stringify(call.params)})`,
         `  recorded: ${then}`,
         `  now: ${now}`,
-        'The extension decides otherwise than when the session was recorded (a dialog answered otherwise, a changed tool_call',
-        'handler): answer the dialogs as they were (mockUI), or record the session anew.',
+        ...(!blocked && !ran
+          ? [`Pi refuses the call now: is "${call.tool}" still registered with these arguments? Keep its mock (cassette.mockTools), or record the session anew.`]
+          : [
+              'The extension decides otherwise than when the session was recorded (a dialog answered otherwise, a changed tool_call',
+              'handler): answer the dialogs as they were (mockUI), or record the session anew.',
+            ]),
       ].join('\n'),
     )
   }

@@ -28,6 +28,8 @@ export type MockToolHandler =
 export interface ToolInstrumentation {
   /** The mock answering this tool now, if any. */
   mockFor(toolName: string): MockToolHandler | undefined
+  /** The call got past Pi's checks and hooks: its `execute` (or mock) runs. */
+  onRan(toolCallId: string): void
   onMocked(toolCallId: string): void
   /** A mock answered something that is not a tool result; `problem` says what, from "answered …". */
   onMalformedAnswer(toolName: string, toolCallId: string, problem: string): void
@@ -81,6 +83,7 @@ function isContentBlock(block: unknown): boolean {
 /** Wraps a tool so that a mock answers when one is set, and a throw of the real tool is reported. */
 export function instrumentTool<T extends ToolDefinition>(definition: T, hooks: ToolInstrumentation): T {
   const execute: ToolDefinition['execute'] = async (toolCallId, params, signal, onUpdate, ctx) => {
+    hooks.onRan(toolCallId)
     const mock = hooks.mockFor(definition.name)
     if (mock !== undefined) {
       hooks.onMocked(toolCallId)

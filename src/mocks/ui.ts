@@ -60,6 +60,8 @@ export interface MockUIHooks {
   widget?(widget: WidgetRecord): void
   /** A scripting mistake: thrown into the extension AND reported to the test, which fails. */
   problem(error: Error): void
+  /** Set once the session has ended: a dialog opened then is reported as its late work, and throws. */
+  ended?(): ((what: string) => Error) | undefined
 }
 
 export interface MockUI {
@@ -100,6 +102,8 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks,
   }
 
   async function dialog<T>(method: DialogMethod, args: unknown[], opts: ExtensionUIDialogOptions | undefined): Promise<T> {
+    const ended = hooks.ended?.()
+    if (ended) throw ended(`A dialog ${method}(${JSON.stringify(args[0])})`)
     const call = record(method, args)
     if (opts !== undefined) call.options = recordedOptions(opts)
     const settle = (value: unknown) => {

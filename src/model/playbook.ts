@@ -26,6 +26,8 @@ export interface PlaybookHooks {
   resultFor(message: ToolResultMessage): ToolResultRecord
   /** The record of a tool call (blocked or not), for `.then` callbacks. */
   callFor(toolCallId: string): ToolCallRecord | undefined
+  /** Whether the call's `execute` (or its mock) ran, rather than Pi refusing it. */
+  ran(toolCallId: string): boolean
   /** Remembers which step asked for which tool call. */
   onToolCall(toolCallId: string, step: number): void
   /** Aborts the run as the user's Esc does (an aborts() step). */
@@ -34,6 +36,8 @@ export interface PlaybookHooks {
   report(error: Error): void
   /** The messages Pi still holds queued (steering, follow-up), described; for the not-consumed diagnostic. */
   stillQueued(): string[]
+  /** The session's timeline (`Session timeline:` and its lines), undefined while nothing happened; it ends the diagnostic. */
+  timeline(): string | undefined
 }
 
 /** Thrown by a step's own check (a replayed call that now behaves otherwise): a whole diagnostic, reported as it is. */
@@ -64,6 +68,8 @@ export class Playbook {
   private problem: Error | undefined
   /** Turns scripted for extensions to start on their own (`t.next`), in the order they will start. */
   readonly upcoming = new UpcomingTurns()
+  /** The test called t.abort() during the running turn. */
+  private aborted = false
 
   /** `stillQueued` follows the session's instance (/new, /resume and /fork replace it). */
   constructor(readonly hooks: PlaybookHooks) {}
@@ -100,6 +106,12 @@ export class Playbook {
     this.turn = { index: ++this.turnCount, prompt, steps, next: 0, firstStep: this.served + 1 }
     this.total += steps.length
     this.problem = undefined
+    this.aborted = false
+  }
+
+  /** The test pressed Esc (t.abort()): a turn that stops early is not blamed on the script. */
+  abortedByTest(): void {
+    if (this.turn) this.aborted = true
   }
 
   /** Ends the current turn; throws the diagnostic when the script and Pi disagreed. */
@@ -139,13 +151,16 @@ export class Playbook {
         'agent_end handler) is queued as a follow-up; Pi 0.73 delivers it only with the next prompt, so the turn that would take',
         'the remaining steps never starts: move them to the next when(...), whose prompt delivers it.',
       )
+    } else if (left.length > 0 && this.aborted) {
+      lines.push('The test called t.abort() during this turn, and Pi stopped it there: script only the steps before the abort in this when(...).')
     } else if (left.length > 0) {
       lines.push(
         'Pi stopped asking the model before the script ran out: a tool call may have been blocked or failed,',
         'an extension may have handled the prompt, or a step may have ended the turn early (says(...), fails(...) or aborts()).',
       )
     }
-    throw new Error(lines.join('\n'))
+    const timeline = this.hooks.timeline()
+    throw new Error([...lines, ...(timeline === undefined ? [] : ['', timeline])].join('\n'))
   }
 
   private lastConsumedLine(): string {
@@ -285,7 +300,7 @@ export class Playbook {
       if (!action?.onResult) continue
       this.pendingCallbacks.delete(message.toolCallId)
       try {
-        await action.onResult(this.hooks.resultFor(message), this.hooks.callFor(message.toolCallId))
+        await action.onResult(this.hooks.resultFor(message), this.hooks.callFor(message.toolCallId), this.hooks.ran(message.toolCallId))
       } catch (error) {
         if (error instanceof StepCheckFailed) throw error
         throw new Error(`calls(${JSON.stringify(action.tool)}).then(...) threw: ${messageOf(error)}`, { cause: error })

@@ -4,8 +4,11 @@ import { describeReceived, describeValue } from '../shared/errors.js'
 
 export type ToolParams = Record<string, unknown>
 
-/** Sees a call's result, and its call record (blocked or not), before the model is asked again. */
-export type ResultCallback = (result: ToolResultRecord, call: ToolCallRecord | undefined) => void | Promise<void>
+/**
+ * Sees a call's result, and its call record (blocked or not), before the model is asked again; `ran` is
+ * false when Pi refused the call before its `execute` or mock (blocked, an unknown tool, invalid arguments).
+ */
+export type ResultCallback = (result: ToolResultRecord, call: ToolCallRecord | undefined, ran: boolean) => void | Promise<void>
 
 export interface ToolCallAction {
   readonly kind: 'call'

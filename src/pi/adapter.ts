@@ -48,9 +48,14 @@ export interface PiAdapter {
    * The createAgentSession options that give the providers of `model` and `available` a key (never sent
    * anywhere: the model is scripted), except those `withheld`, which have none as in Pi without a login,
    * whatever the environment holds; and, when given, list exactly `available` as the registry's models.
-   * Nothing touches disk.
+   * Nothing touches disk but `modelsPath`, a models.json that defines models as in Pi.
    */
-  modelServices(model: Model<string>, available: Model<string>[] | undefined, withheld: readonly string[]): Promise<Partial<CreateAgentSessionOptions>>
+  modelServices(
+    model: Model<string>,
+    available: Model<string>[] | undefined,
+    withheld: readonly string[],
+    modelsPath?: string,
+  ): Promise<Partial<CreateAgentSessionOptions>>
   /**
    * Registers `stream` as the provider of `api` in pi-ai's registry (the one `complete(model, …)` and, on
    * 1.x, the model runtime read), unless the registry still holds the one registered last.
@@ -62,6 +67,8 @@ export interface PiAdapter {
    * discover as Pi does.
    */
   skipFirstDiscovery(loader: InstanceType<PiExports['DefaultResourceLoader']>): void
+  /** What this line hands a provider, as the request the harness records (system prompt, messages, tools). */
+  asRequest(context: unknown): Context
   /** Makes the session's agent call `model` instead of a provider. */
   replaceModel(session: AgentSession, model: ScriptedModel): void
   /** Fires `before_agent_start` as the session does before a prompt. */

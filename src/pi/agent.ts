@@ -1,7 +1,7 @@
 // The session's agent loop: the scripted model in place of a provider, the stream it answers with, the
 // `tool_call` decisions made before each tool runs, and the moment the loop has settled.
 import type { AgentSession } from '@mariozechner/pi-coding-agent'
-import type { AssistantMessageEventStream } from '@mariozechner/pi-ai'
+import type { AssistantMessageEventStream, Context } from '@mariozechner/pi-ai'
 import { messageOf } from '../shared/errors.js'
 import type { ScriptedModel } from './adapter.js'
 import { adapter } from './running-line.js'
@@ -11,6 +11,11 @@ import { nextMacrotask, realSetTimeout } from '../shared/real-timers.js'
 export function replaceModel(session: AgentSession, model: ScriptedModel): void {
   adapter.replaceModel(session, model)
   ensureScriptedApi()
+}
+
+/** A provider's request in the `pi` child, as the request a scripted model answers. */
+export function providerRequest(context: unknown): Context {
+  return adapter.asRequest(context)
 }
 
 /** What the user's Esc does while Pi works: queued messages go back to the editor, and the run aborts. */

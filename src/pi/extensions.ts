@@ -34,6 +34,14 @@ export async function emitShutdown(session: AgentSession): Promise<void> {
   await session.extensionRunner.emit({ type: 'session_shutdown', reason: 'quit' })
 }
 
+/**
+ * Makes every later use of the extensions' pi or ctx throw `message` instead of Pi's "ctx is stale after
+ * session replacement or reload", which Pi's dispose() would set and which names nothing here.
+ */
+export function invalidateExtensions(session: AgentSession, message: string): void {
+  session.extensionRunner.invalidate(message)
+}
+
 /** Fires one extension event through Pi's runner and returns what the handlers returned. */
 export async function emitExtensionEvent(session: AgentSession, type: string, payload: Record<string, unknown>): Promise<unknown> {
   const runner = session.extensionRunner

@@ -128,3 +128,11 @@ export function piLineAliases(line: PiLineInfo): Record<string, string> {
   }
   return aliases
 }
+
+/** The `pi` command of `line`: the file its package.json names as the `pi` bin, as npm links it. */
+export function piCliOf(line: PiLineInfo): string {
+  const { bin } = JSON.parse(readFileSync(join(line.packageDir, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> }
+  const file = typeof bin === 'string' ? bin : bin?.pi
+  if (file === undefined) throw new Error(`${line.packageName}@${line.version} declares no "pi" bin in ${join(line.packageDir, 'package.json')}`)
+  return join(line.packageDir, file)
+}

@@ -47,7 +47,7 @@ function routeModelCall(model: Model<string>, context: Context, options: { [CALL
   const answer = scope !== undefined ? alive.get(scope) : alive.size === 1 ? alive.values().next().value : undefined
   if (answer) return answer({ model, context, stack, signal: options?.signal })
   const what = `A model call to ${model.provider}/${model.id}`
-  if (scope !== undefined) throw new Error(`${what} came from a test session that has ended`)
+  if (scope !== undefined) throw scope.ended?.(what, undefined, stack) ?? new Error(`${what} came from a test session that has ended`)
   if (alive.size === 0) throw new Error(`${what} was made while no test session is alive: the scripted model answers only a session's code`)
   throw new Error(`${what} was made outside any test session while ${alive.size} sessions are alive; whose script answers it cannot be known`)
 }

@@ -1,6 +1,6 @@
-// A real AgentSession for a test: every manager in memory, nothing discovered from disk, the extensions
-// handed to Pi's loader as factories, and the model a scripted one that is never contacted.
-import { join } from 'node:path'
+// A real AgentSession for a test: settings on the session's own files, the other managers in memory, nothing
+// discovered from disk unless asked (and then only inside the session's home and cwd), the extensions handed
+// to Pi's loader as factories, and the model a scripted one that is never contacted.
 import type {
   AgentSession,
   AgentSessionRuntime,
@@ -13,8 +13,11 @@ import type {
   ToolDefinition,
 } from '@mariozechner/pi-coding-agent'
 import type { Model } from '@mariozechner/pi-ai'
+import { existsSync } from 'node:fs'
+import { isAbsolute, join, relative } from 'node:path'
 import { setEnv } from '../shared/env.js'
-import { adapter, DISCOVER_NOTHING, PiResourceLoader, PiSettings } from './running-line.js'
+import { adapter, DISCOVER_NOTHING, PiResourceLoader } from './running-line.js'
+import { sessionSettings } from './settings.js'
 import { ensureScriptedApi, SCRIPTED_API } from './scripted-api.js'
 
 const { createAgentSession, createAgentSessionRuntime, SessionManager: Sessions, createSyntheticSourceInfo } = adapter.exports
@@ -57,6 +60,8 @@ export interface PiSessionOptions {
   withoutCredentials?: readonly string[]
   /** The cwd and agentDir were just made empty: nothing on disk is there to discover. */
   freshDirs?: boolean
+  /** Pi discovers extensions, skills, prompts, themes and context files as on start, inside `home` and `cwd` only. */
+  discover?: { home: string }
   /** Pre-seeds the session's entries before Pi restores its transcript from them. */
   seed?: (manager: SessionManager) => void
   /** Extension flag values, as `pi --name value` sets them; each must be registered by an extension. */
@@ -80,8 +85,6 @@ const DEFAULT_ACTIVE_TOOLS = ['read', 'bash', 'edit', 'write']
  */
 export async function createPiSession(options: PiSessionOptions): Promise<PiSessionResult> {
   const model = options.model ?? SCRIPTED_MODEL
-  const settingsManager = PiSettings.inMemory({ compaction: { enabled: false }, retry: { enabled: false } })
-  const modelServices = await adapter.modelServices(model, options.availableModels, options.withoutCredentials ?? [])
   const sessionManager = Sessions.inMemory(options.cwd)
   // In memory, but a /new or /fork from it writes its file where Pi would: in the session's own agent dir.
   const sessionDir = join(options.agentDir, 'sessions')
@@ -92,7 +95,14 @@ export async function createPiSession(options: PiSessionOptions): Promise<PiSess
     async ({ cwd, agentDir, sessionManager: manager, sessionStartEvent }) => {
       if (first !== undefined) options.onReload?.()
       const extensions = first === undefined ? options.extensions : await options.reloadExtensions()
-      const built = await buildSession({ ...options, cwd, agentDir, freshDirs: first === undefined && options.freshDirs === true }, extensions, {
+      // Each instance reads its settings and models.json from its own files, as Pi's services do; only the
+      // first starts in dirs known to be fresh.
+      const freshDirs = first === undefined && options.freshDirs === true
+      const settingsManager = sessionSettings(cwd, agentDir)
+      const modelsJson = join(agentDir, 'models.json')
+      const modelsPath = !freshDirs && existsSync(modelsJson) ? modelsJson : undefined
+      const modelServices = await adapter.modelServices(model, options.availableModels, options.withoutCredentials ?? [], modelsPath)
+      const built = await buildSession({ ...options, cwd, agentDir, freshDirs }, extensions, {
         model,
         settingsManager,
         modelServices,
@@ -133,14 +143,11 @@ async function buildSession(
     extensionsOverride: (base) => {
       // Pi resets pi-ai's api registry right before it reloads resources: the scripted api goes back first.
       ensureScriptedApi()
-      base.extensions.forEach((extension, index) => renameExtension(extension, paths[index]))
-      base.errors.forEach((error) => {
-        const index = Number(/^<inline:(\d+)>$/.exec(error.path)?.[1]) - 1
-        if (paths[index] !== undefined) error.path = paths[index]
-      })
+      for (const extension of base.extensions) renameExtension(extension, paths[inlineIndex(extension.path)])
+      for (const error of base.errors) error.path = paths[inlineIndex(error.path)] ?? error.path
       return base
     },
-    ...DISCOVER_NOTHING,
+    ...(options.discover ? withinSessionDirs(options.cwd, options.discover.home) : DISCOVER_NOTHING),
     ...(options.systemPrompt === undefined ? {} : { systemPromptOverride: () => options.systemPrompt }),
   })
   if (options.freshDirs) adapter.skipFirstDiscovery(resourceLoader)
@@ -205,6 +212,24 @@ function setFlags(loaded: ReturnType<DefaultResourceLoader['getExtensions']>, fl
     throw new Error(`flags names no registered flag: ${unknown.join(', ')}. Registered flags: ${[...registered].sort().join(', ') || 'none'}`)
   }
   for (const [name, value] of Object.entries(flags)) loaded.runtime.flagValues.set(name, value)
+}
+
+// Pi names the N-th factory `<inline:N>`: its index among the factories, or -1.
+const inlineIndex = (path: string) => Number(/^<inline:(\d+)>$/.exec(path)?.[1] ?? 0) - 1
+
+/**
+ * What Pi discovers, kept to the session's dirs: Pi also climbs from the cwd to the root for AGENTS.md and
+ * `.agents` skills, and the dirs above a session's temp dirs are the machine's.
+ */
+function withinSessionDirs(cwd: string, home: string) {
+  const inside = (path: string) => [cwd, home].some((dir) => {
+    const rel = relative(dir, path)
+    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
+  })
+  return {
+    agentsFilesOverride: <T extends { agentsFiles: { path: string }[] }>(base: T): T => ({ ...base, agentsFiles: base.agentsFiles.filter((file) => inside(file.path)) }),
+    skillsOverride: <T extends { skills: { filePath: string }[] }>(base: T): T => ({ ...base, skills: base.skills.filter((skill) => inside(skill.filePath)) }),
+  }
 }
 
 type LoadedExtension = ReturnType<DefaultResourceLoader['getExtensions']>['extensions'][number]

@@ -62,7 +62,7 @@ export async function installProblems(where: InstalledPackage, loaded: LoadedPac
 }
 
 /** Manifest paths (not globs or patterns) that the tarball left out: Pi skips them without a word. */
-function missingManifestEntries(installed: PackageJson, installedDir: string): { kind: string; path: string }[] {
+export function missingManifestEntries(installed: PackageJson, installedDir: string): { kind: string; path: string }[] {
   const missing: { kind: string; path: string }[] = []
   const kinds: Record<string, string> = { extensions: 'extension', skills: 'skill', prompts: 'prompt', themes: 'theme' }
   for (const [key, kind] of Object.entries(kinds)) {

@@ -1,10 +1,12 @@
 // A fake `pi` executable on PATH, for extensions that spawn Pi itself (subagents, handoffs).
 import { chmodSync, readdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { setEnv } from '../shared/env.js'
-import { describeValue, messageOf } from '../shared/errors.js'
+import { describeReceived, describeValue, messageOf } from '../shared/errors.js'
+import { trackLive } from '../session/live-sessions.js'
 import { childResponse, type ChildResponse, type MockPiResponse } from './mock-pi-reply.js'
 
 export type { MockPiResponse } from './mock-pi-reply.js'
@@ -37,13 +39,15 @@ export interface MockPi {
 /** A queued entry as the executable reads it: a response, or the number of a responder to ask over the socket. */
 type QueueEntry = ChildResponse | { responder: number }
 
-// How long the executable waits for a responder: the test's process answers at once unless it is blocked (spawnSync).
+// How long the executable waits for a responder by default: the test's process answers at once unless it is
+// blocked (spawnSync) or the responder never settles.
 const RESPONDER_WAIT_MS = 10_000
 
 // The executable: answers from queue.json and records each call in its own file (stdin is left alone: a caller may never close it).
 const SCRIPT = `
 const fs = require('node:fs'), net = require('node:net'), path = require('node:path')
 const dir = __dirname
+const WAIT_MS = Number(fs.readFileSync(path.join(dir, 'wait-ms'), 'utf8'))
 const queue = JSON.parse(fs.readFileSync(path.join(dir, 'queue.json'), 'utf8'))
 // Claim the next call number with an exclusive create, so that parallel calls never share one.
 let index = 0, fd
@@ -60,14 +64,21 @@ else if (entry.responder === undefined) answer(entry)
 else ask(entry.responder)
 
 function ask(responder) {
-  const socket = net.connect(path.join(dir, 'responder.sock'))
+  const socket = net.connect(JSON.parse(fs.readFileSync(path.join(dir, 'socket.json'), 'utf8')))
+  // The test's process acknowledges the request before it asks the responder: silence means it is blocked.
+  let acknowledged = false
   const timer = setTimeout(() => {
     socket.destroy()
-    fail('mock pi: the responder did not answer within ${RESPONDER_WAIT_MS / 1000} s: is the test process blocked (spawnSync, execSync)? A responder needs pi spawned asynchronously')
-  }, ${RESPONDER_WAIT_MS})
+    fail(acknowledged
+      ? 'mock pi: the responder for call ' + (index + 1) + ' was asked and did not answer within ' + WAIT_MS / 1000 + ' s: does it return a promise that never resolves?'
+      : 'mock pi: the test process did not take call ' + (index + 1) + ' within ' + WAIT_MS / 1000 + ' s: is it blocked (spawnSync, execSync)? A responder needs pi spawned asynchronously')
+  }, WAIT_MS)
   let reply = ''
   socket.setEncoding('utf8')
-  socket.on('data', (chunk) => (reply += chunk))
+  socket.on('data', (chunk) => {
+    reply += chunk
+    if (!acknowledged && reply.startsWith('\\n')) { acknowledged = true; reply = reply.slice(1) }
+  })
   socket.on('error', (error) => { clearTimeout(timer); fail('mock pi: cannot reach the responder: ' + error.message) })
   socket.on('end', () => {
     clearTimeout(timer)
@@ -95,15 +106,25 @@ function answer(r) {
 // An argument as a shell would need it written: plain words bare, the rest quoted.
 const shellWord = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : describeValue(arg))
 
-export function createMockPi(): MockPi {
+export interface MockPiOptions {
+  /** How long a call waits for its responder before it fails, naming why (default 10 000 ms). */
+  responderWaitMs?: number
+}
+
+export function createMockPi(options: MockPiOptions = {}): MockPi {
+  const waitMs = options.responderWaitMs ?? RESPONDER_WAIT_MS
+  if (!Number.isFinite(waitMs) || waitMs <= 0) throw new TypeError(`createMockPi: option "responderWaitMs" must be a positive number of milliseconds, got ${describeReceived(waitMs)}`)
   const dir = mkdtempSync(join(tmpdir(), 'pi-mock-bin-'))
   const queuePath = join(dir, 'queue.json')
   const queue: QueueEntry[] = []
   const responders: MockPiResponder[] = []
   const failures: string[] = []
+  // Responders asked that have not settled yet.
+  const asked = new Set<string>()
   let server: Server | undefined
   const save = () => writeFileSync(queuePath, JSON.stringify(queue))
   writeFileSync(join(dir, 'pi.cjs'), SCRIPT)
+  writeFileSync(join(dir, 'wait-ms'), String(waitMs))
   writeFileSync(join(dir, 'pi'), `#!/bin/sh\nexec "${process.execPath}" "${join(dir, 'pi.cjs')}" "$@"\n`)
   chmodSync(join(dir, 'pi'), 0o755)
   save()
@@ -117,11 +138,14 @@ export function createMockPi(): MockPi {
   async function respond(request: { responder: number; index: number; call: MockPiCall }): Promise<{ response?: ChildResponse; error?: string }> {
     const where = `mockPi: the responder for call ${request.index + 1} (pi ${request.call.args.map(shellWord).join(' ')})`
     let value: unknown
+    asked.add(where)
     try {
       value = await responders[request.responder]!(request.call)
     } catch (error) {
       failures.push(`${where} threw: ${messageOf(error)}`)
       return { error: failures.at(-1) }
+    } finally {
+      asked.delete(where)
     }
     try {
       return { response: childResponse(value, `${where} answered`) }
@@ -136,12 +160,17 @@ export function createMockPi(): MockPi {
     server = createServer({ allowHalfOpen: true }, (socket) => {
       let text = ''
       socket.setEncoding('utf8')
+      socket.write('\n')
       socket.on('data', (chunk: string) => (text += chunk))
       socket.on('end', () => void respond(JSON.parse(text)).then((reply) => socket.end(JSON.stringify(reply))))
       socket.on('error', () => {})
     })
+    const address = responderAddress(dir)
+    // Kept for dispose(): an uncaught EADDRINUSE would crash the test's process, far from the mock.
+    server.on('error', (error) => failures.push(`mockPi: the responder's socket ${JSON.stringify(address)} failed: ${messageOf(error)}`))
+    writeFileSync(join(dir, 'socket.json'), JSON.stringify(address))
     // The test's process may exit with the server open; a caller still running then fails on its own.
-    server.unref().listen(join(dir, 'responder.sock'))
+    server.unref().listen(address)
   }
 
   const mock: MockPi = {
@@ -171,11 +200,29 @@ export function createMockPi(): MockPi {
     callCount: () => mock.calls().length,
     calls: () => callFiles().map((file) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as MockPiCall),
     dispose() {
+      untrack()
       mock.uninstall()
       server?.close()
       rmSync(dir, { recursive: true, force: true })
+      for (const where of asked) failures.push(`${where} never answered: does it return a promise that never resolves?`)
+      asked.clear()
       if (failures.length > 0) throw new Error(failures.splice(0).join('\n'))
     },
   }
+  // Disposed when the file ends if no one did before: PATH and the folder are not left behind.
+  const untrack = trackLive(async () => mock.dispose())
   return mock
+}
+
+/**
+ * Where the responder listens: an abstract socket on Linux (no file, no length to outgrow), a named pipe on
+ * Windows, else a socket file, in a short folder when the mock's own path would pass the ~104 bytes a
+ * socket path may have (a long TMPDIR would cut it, and another mock's socket could answer).
+ */
+function responderAddress(dir: string): string {
+  const name = `pi-mock-${randomBytes(8).toString('hex')}`
+  if (process.platform === 'linux') return `\0${name}`
+  if (process.platform === 'win32') return `\\\\.\\pipe\\${name}`
+  const inDir = join(dir, 'responder.sock')
+  return Buffer.byteLength(inDir) < 100 ? inDir : join('/tmp', `${name}.sock`)
 }

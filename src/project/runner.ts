@@ -1,4 +1,4 @@
-import type { ChildProcess } from 'node:child_process'
+import type { ChildProcess, StdioOptions } from 'node:child_process'
 import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Readable } from 'node:stream'
@@ -131,15 +131,7 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
   }
 
   const startedAt = performance.now()
-  const marker = newRunMarker()
-  // tinyexec only buffers when awaited or iterated; we read its child's streams ourselves and never await it.
-  // Its own timeout/signal options are not used: they would signal the leader only, not the group.
-  const child = x(options.command, options.args ?? [], {
-    throwOnError: false,
-    // Resolve the command from the caller's PATH only, not from node_modules/.bin under cwd.
-    nodePath: false,
-    nodeOptions: { cwd, env: { ...options.env, [marker]: '1' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
-  }).process as ChildProcess
+  const { child, end } = startProcessGroup({ command: options.command, args: options.args, cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] })
   const pipes = [child.stdout, child.stderr] as Readable[]
 
   const tail = new OutputTail()
@@ -173,7 +165,7 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
       // Descendants that outlive the leader must not keep the call waiting, nor keep running.
       await within(pipesClosed, DRAIN_MS)
     }
-    const strayPids = await terminateRun(child, marker)
+    const strayPids = await end()
     await within(pipesClosed, PIPE_FLUSH_MS)
     for (const pipe of pipes) pipe.destroy()
     const exit = await leaderExit
@@ -190,6 +182,44 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
     clearTimeout(stopTimer)
     if (onAbort) signal?.removeEventListener('abort', onAbort)
     for (const pipe of pipes) pipe.destroy()
+  }
+}
+
+export interface ProcessGroupOptions {
+  command: string
+  args?: readonly string[] | undefined
+  cwd: string
+  /** Merged over process.env; a key set to undefined removes that variable. */
+  env?: NodeJS.ProcessEnv | undefined
+  stdio: StdioOptions
+}
+
+export interface ProcessGroup {
+  child: ChildProcess
+  /** Ends the whole run (group and marked processes), as runBounded does; returns the pids that survived. */
+  end(): Promise<number[]>
+  /** SIGKILL to the group at once, for a process that is exiting and cannot wait (no marker search). */
+  killNow(): void
+}
+
+/**
+ * Starts `command` as the leader of its own process group, its environment marked so that `end()` finds
+ * what left the group too. The caller reads its pipes and decides when the run ends.
+ */
+export function startProcessGroup(options: ProcessGroupOptions): ProcessGroup {
+  const marker = newRunMarker()
+  // tinyexec only buffers when awaited or iterated; we read its child's streams ourselves and never await it.
+  // Its own timeout/signal options are not used: they would signal the leader only, not the group.
+  const child = x(options.command, options.args ?? [], {
+    throwOnError: false,
+    // Resolve the command from the caller's PATH only, not from node_modules/.bin under cwd.
+    nodePath: false,
+    nodeOptions: { cwd: options.cwd, env: { ...options.env, [marker]: '1' }, detached: true, stdio: options.stdio },
+  }).process as ChildProcess
+  return {
+    child,
+    end: () => terminateRun(child, marker),
+    killNow: () => void signalGroup(child, 'SIGKILL'),
   }
 }
 

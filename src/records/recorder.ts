@@ -1,9 +1,10 @@
 // Turns what Pi does into records as it happens: every event, the conversation, tool calls with the
 // decision of Pi's beforeToolCall hook, tool results, and model requests.
-import { watchToolCallDecisions } from '../pi/index.js'
-import type { AgentSession, Context } from '../pi/types.js'
+import { watchToolCallDecisions, type ToolCallDecision } from '../pi/index.js'
+import type { AgentSession, AgentSessionEvent, Context } from '../pi/types.js'
 import { messageOf } from '../shared/errors.js'
 import { originOf } from './handler-errors.js'
+import { harnessMade } from './harness-made.js'
 import { textOf, type ExtensionErrorRecord, type ModelRequestRecord, type SessionRecords, type ToolCallRecord, type ToolContent, type ToolResultRecord } from './records.js'
 import { messagesOf, RequestLog, type RequestMessages } from './request-log.js'
 
@@ -13,6 +14,7 @@ type Asker = Pick<ModelRequestRecord, 'by' | 'extensionPath'>
 export class Recorder {
   readonly #stepOfCall = new Map<string, number>()
   readonly #mocked = new Set<string>()
+  readonly #ran = new Set<string>()
   readonly #calls = new Map<string, ToolCallRecord>()
   readonly #decisions = new Map<string, Decision>()
   readonly #requests = new RequestLog()
@@ -38,6 +40,15 @@ export class Recorder {
     this.#stepOfCall.set(toolCallId, step)
   }
 
+  /** The call's `execute` (or its mock) began: Pi did not refuse it. */
+  callRan(toolCallId: string): void {
+    this.#ran.add(toolCallId)
+  }
+
+  ran(toolCallId: string): boolean {
+    return this.#ran.has(toolCallId)
+  }
+
   /** A mock answered the call instead of the tool's own `execute`. */
   callMocked(toolCallId: string): void {
     this.#mocked.add(toolCallId)
@@ -60,25 +71,31 @@ export class Recorder {
 
   /** Records everything `session` emits from now on. */
   attach(session: AgentSession): void {
-    watchToolCallDecisions(session, ({ toolCallId, blocked, reason, error }) => {
-      const decision: Decision = blocked ? { blocked, reason: reason!, ...(error === undefined ? {} : { byError: true as const }) } : { blocked }
-      if (error !== undefined) this.#handlerCrashed(error)
-      this.#decisions.set(toolCallId, decision)
-      const call = this.#calls.get(toolCallId)
-      if (call) applyDecision(call, decision)
-    })
-    session.subscribe((event) => {
-      this.records.all.push(event)
-      // The conversation; 1.x also ends `system` messages (prompt and tool changes), which requests record.
-      if (event.type === 'message_end') {
-        if ((event.message as { role: string }).role !== 'system') this.records.messages.push(event.message)
-      } else if (event.type === 'tool_execution_start') {
-        this.#callStarted(event.toolCallId, event.toolName, event.args as Record<string, unknown>)
-      } else if (event.type === 'tool_execution_end') {
-        const result = event.result as { content: ToolContent; details: unknown }
-        this.records.toolResults.push(this.resultRecord(event.toolCallId, event.toolName, result.content ?? [], event.isError, result.details))
-      }
-    })
+    watchToolCallDecisions(session, (decision) => this.decided(decision))
+    session.subscribe((event) => this.event(event))
+  }
+
+  /** The decision of Pi's `tool_call` hook on a call: blocked or not, and why. */
+  decided({ toolCallId, blocked, reason, error }: ToolCallDecision): void {
+    const decision: Decision = blocked ? { blocked, reason: reason!, ...(error === undefined ? {} : { byError: true as const }) } : { blocked }
+    if (error !== undefined) this.#handlerCrashed(error)
+    this.#decisions.set(toolCallId, decision)
+    const call = this.#calls.get(toolCallId)
+    if (call) applyDecision(call, decision)
+  }
+
+  /** An event of the session, as Pi emitted it. */
+  event(event: AgentSessionEvent): void {
+    this.records.all.push(event)
+    // The conversation; 1.x also ends `system` messages (prompt and tool changes), which requests record.
+    if (event.type === 'message_end') {
+      if ((event.message as { role: string }).role !== 'system') this.records.messages.push(event.message)
+    } else if (event.type === 'tool_execution_start') {
+      this.#callStarted(event.toolCallId, event.toolName, event.args as Record<string, unknown>)
+    } else if (event.type === 'tool_execution_end') {
+      const result = event.result as { content: ToolContent; details: unknown }
+      this.records.toolResults.push(this.resultRecord(event.toolCallId, event.toolName, result.content ?? [], event.isError, result.details))
+    }
   }
 
   // Pi blocks the call and says nothing else: the crash is recorded as the extension error it is.
@@ -103,7 +120,8 @@ function requestRecord(step: number, systemPrompt: string, chunk: RequestMessage
     ...asker,
     systemPrompt,
     get messages() {
-      return messagesOf(chunk)
+      // Rebuilt on each read: marked, so that a snapshot of it normalises as the record's own does.
+      return harnessMade(messagesOf(chunk))
     },
     tools,
   }

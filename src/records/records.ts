@@ -1,5 +1,6 @@
 // What a session did, recorded as it happened: the records matchers and tests read.
 import type { AgentMessage, AgentSessionEvent, Message, ToolResultMessage } from '../pi/types.js'
+import { recordList } from './harness-made.js'
 
 export type ToolContent = ToolResultMessage['content']
 
@@ -120,19 +121,19 @@ const RECORD_LISTS = ['all', 'toolCalls', 'toolResults', 'ui', 'messages', 'mode
 type RecordList = (typeof RECORD_LISTS)[number]
 
 export class SessionRecords {
-  readonly all: AgentSessionEvent[] = []
-  readonly toolCalls: ToolCallRecord[] = []
-  readonly toolResults: ToolResultRecord[] = []
-  readonly ui: UICallRecord[] = []
-  readonly messages: AgentMessage[] = []
-  readonly modelRequests: ModelRequestRecord[] = []
-  readonly exec: ExecCallRecord[] = []
-  readonly http: HttpCallRecord[] = []
-  readonly extensionErrors: ExtensionErrorRecord[] = []
+  readonly all = recordList<AgentSessionEvent>()
+  readonly toolCalls = recordList<ToolCallRecord>()
+  readonly toolResults = recordList<ToolResultRecord>()
+  readonly ui = recordList<UICallRecord>()
+  readonly messages = recordList<AgentMessage>()
+  readonly modelRequests = recordList<ModelRequestRecord>()
+  readonly exec = recordList<ExecCallRecord>()
+  readonly http = recordList<HttpCallRecord>()
+  readonly extensionErrors = recordList<ExtensionErrorRecord>()
   /** Every `ctx.ui.setWidget` call, in order (also in `ui`). */
-  readonly widgets: WidgetRecord[] = []
+  readonly widgets = recordList<WidgetRecord>()
   /** Every `pi.appendEntry` call that Pi accepted, in order. */
-  readonly entries: AppendedEntryRecord[] = []
+  readonly entries = recordList<AppendedEntryRecord>()
   // How many events had come when each UI call was made: where it goes in the session's timeline.
   readonly #uiPositions = new WeakMap<UICallRecord, number>()
 

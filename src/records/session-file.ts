@@ -35,7 +35,8 @@ export function readSessionFile(file: string): LocatedEntry[] {
   } catch (error) {
     throw new SessionFileError(file, undefined, `cannot read the session file: ${messageOf(error)}`)
   }
-  const lines = text.split('\n')
+  // An editor's byte order mark is not part of the first line's JSON.
+  const lines = text.replace(/^\uFEFF/, '').split('\n')
   const located: LocatedEntry[] = []
   lines.forEach((source, index) => {
     if (source.trim() === '') return
@@ -44,7 +45,7 @@ export function readSessionFile(file: string): LocatedEntry[] {
     try {
       value = JSON.parse(source)
     } catch (error) {
-      throw new SessionFileError(file, line, `not JSON (${messageOf(error)}): a Pi session file has one JSON object per line`)
+      throw new SessionFileError(file, line, `not JSON (${visible(messageOf(error))}): a Pi session file has one JSON object per line`)
     }
     located.push({ line, entry: entryAt(file, line, value, located.length === 0) })
   })
@@ -77,14 +78,19 @@ function entryAt(file: string, line: number, value: unknown, first: boolean): Se
   return value as SessionFileEntry
 }
 
+// Characters a terminal does not show (a byte order mark, zero-width spaces, controls), written as escapes.
+const visible = (text: string) => text.replace(/[\u0000-\u001f\u007f\u200b-\u200f\u2028\u2029\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`)
+
 /** As Pi resumes a session: from the last entry up its parents to the root, then in order. */
 function branchToLast(file: string, entries: LocatedEntry[]): LocatedEntry[] {
   const byId = new Map(entries.map((located) => [located.entry.id, located]))
   const branch: LocatedEntry[] = []
+  const seen = new Set<LocatedEntry>()
   let current = entries.at(-1)
   while (current) {
-    if (branch.includes(current)) throw new SessionFileError(file, current.line, 'the entries\' parentIds make a cycle')
+    if (seen.has(current)) throw new SessionFileError(file, current.line, 'the entries\' parentIds make a cycle')
     branch.push(current)
+    seen.add(current)
     const parentId = current.entry.parentId
     if (parentId === null || parentId === undefined) break
     const parent = byId.get(parentId)

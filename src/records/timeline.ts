@@ -1,5 +1,6 @@
 // The story of a session in the order it happened: each turn the test ran, what the model said, each tool
 // call with its block or result, and each UI call (dialogs with their answers, notifications).
+import { describeValue } from '../shared/errors.js'
 import { textOf, type SessionRecords, type ToolCallRecord, type ToolResultRecord, type UICallRecord } from './records.js'
 
 export type TimelineItem =
@@ -50,3 +51,66 @@ const toolItem = (call: ToolCallRecord, result: ToolResultRecord | undefined): T
 // An assistant message's content: text, thinking and tool call blocks.
 const contentText = (content: unknown): string =>
   typeof content === 'string' ? content : Array.isArray(content) ? textOf(content as { type: string }[]) : ''
+
+/** Writes a value on one line (a matcher prints it as Vitest does, in colour; the harness as plain text). */
+export type LinePrinter = (value: unknown) => string
+
+/** A value on one line as plain text (JSON where it can be), cut to 200 characters: the harness's own messages. */
+export const plainLine: LinePrinter = (value) => {
+  const text = describeValue(value).replace(/\r?\n/g, '\\n')
+  return text.length > 200 ? `${text.slice(0, 197)}...` : text
+}
+
+/** The most timeline lines a message shows, besides the counts of the others. */
+export const TIMELINE_LINES = 12
+
+// A prompt or a reply is shown by its beginning: the timeline is an outline, the records hold the rest.
+const TEXT_CHARS = 60
+
+/**
+ * `Session timeline:` and at most TIMELINE_LINES of its lines (around the first item `focus` marks with ›,
+ * else the end of the story), or undefined for a session where nothing happened yet.
+ */
+export function timelineText(records: SessionRecords, print: LinePrinter, focus?: (item: TimelineItem) => boolean): string | undefined {
+  const items = timelineOf(records)
+  if (items.length === 0) return undefined
+  const lines = items.map((item) => `${focus?.(item) ? '›' : ' '} ${item.kind === 'turn' ? '' : '  '}${itemLine(item, print)}`)
+  return ['Session timeline:', ...bounded(lines, focus ? items.findIndex(focus) : -1)].join('\n')
+}
+
+/** A UI call as one line, with a dialog's answer. */
+export function uiCallLine(call: UICallRecord, print: LinePrinter): string {
+  const answer = 'returnValue' in call ? ` → ${print(call.returnValue)}` : ''
+  const args = [...call.args, ...(call.options ? [call.options] : [])]
+  // A default of the mock spec's ui block answered, not the test's script: easy to mistake for the user's choice.
+  return `${call.method}(${args.map(print).join(', ')})${answer}${call.defaulted ? ' (mocks.ui default)' : ''}`
+}
+
+function itemLine(item: TimelineItem, print: LinePrinter): string {
+  switch (item.kind) {
+    case 'turn':
+      return `turn ${item.turn}: ${print(cut(item.prompt))}`
+    case 'said':
+      return `said ${print(cut(item.text))}`
+    case 'ui':
+      return uiCallLine(item.call, print)
+    case 'tool': {
+      const { call, result } = item
+      if (call.blocked) return `${call.toolName}(${print(call.input)}) → blocked: ${print(cut(call.blockReason ?? ''))}`
+      const outcome = result ? `${result.isError ? 'error ' : ''}${print(cut(result.text))}` : '(no result)'
+      return `${call.toolName}(${print(call.input)}) → ${outcome}`
+    }
+  }
+}
+
+const cut = (text: string) => (text.length > TEXT_CHARS ? `${text.slice(0, TEXT_CHARS - 1)}…` : text)
+
+function bounded(lines: string[], focused: number): string[] {
+  if (lines.length <= TIMELINE_LINES) return lines
+  const center = focused >= 0 ? focused : lines.length - 1
+  const start = Math.max(0, Math.min(center - Math.floor(TIMELINE_LINES / 2), lines.length - TIMELINE_LINES))
+  const end = start + TIMELINE_LINES
+  const earlier = start > 0 ? [`  … ${start} earlier line(s)`] : []
+  const later = end < lines.length ? [`  … ${lines.length - end} later line(s)`] : []
+  return [...earlier, ...lines.slice(start, end), ...later]
+}

@@ -1,7 +1,7 @@
 // createTestSession: a real Pi AgentSession whose model is a playbook and whose edges are mocks, built
 // as a pipeline of named steps over one disposer stack.
 import { enterIsolation, enterSessionHome } from '../isolation/isolation.js'
-import { makeSessionDirs, removeSessionDirs, type SessionDirs } from '../isolation/session-dirs.js'
+import { releaseSessionDirs, type SessionDirs } from '../isolation/session-dirs.js'
 import { loadHttpInterception } from '../mocks/http-interceptor.js'
 import { fireSequence } from '../mocks/events.js'
 import { openMocks, type SessionMocks } from '../mocks/open.js'
@@ -15,6 +15,7 @@ import {
   emitExtensionEvent,
   emitShutdown,
   extensionOnStack,
+  invalidateExtensions,
   preloadTui,
   pressEscape,
   replaceModel,
@@ -24,26 +25,32 @@ import {
 import type { AgentSession, Model } from '../pi/types.js'
 import { Recorder } from '../records/recorder.js'
 import { SessionRecords, type ExtensionErrorRecord } from '../records/records.js'
+import { plainLine, timelineText } from '../records/timeline.js'
 import { runInSession, type SessionScope } from '../shared/session-context.js'
 import { within } from '../shared/within.js'
 import { SessionActivity, trackActivity } from './activity.js'
 import { DisposerStack } from './disposer.js'
 import { loadExtensions } from './extensions.js'
 import { sessionHandle, type TestSession } from './handle.js'
+import { endLateWork, linkLateWork, sessionName, watchLateWork } from './late-work.js'
 import { trackLive } from './live-sessions.js'
 import type { TestSessionOptions } from './options.js'
 import { planSession, type SessionPlan } from './plan.js'
-import { Problems } from './problems.js'
+import { rememberDirs } from './restart.js'
+import { worldFor } from './world.js'
+import { handlerThrew, Problems } from './problems.js'
+import { createProcessSession } from '../process/session.js'
 
 export type { TestSession } from './handle.js'
 export type { TestSessionOptions } from './options.js'
 
 export async function createTestSession(options: TestSessionOptions = {}): Promise<TestSession> {
   const plan = planSession(options)
-  const dirs = await makeSessionDirs(plan.cwd === undefined)
+  if (options.process) return createProcessSession(plan)
+  const dirs = await worldFor(plan, options)
   const stack = new DisposerStack()
-  stack.defer(() => removeSessionDirs(dirs))
-  const scope: SessionScope = { home: dirs.home }
+  const scope: SessionScope = { home: dirs.home, cwd: dirs.cwd }
+  stack.defer(() => releaseSessionDirs(dirs, () => sessionName(scope)))
   // Everything the session starts, from loading its extensions on, runs in its context.
   return runInSession(scope, async () => {
     try {
@@ -52,14 +59,18 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       const activity = new SessionActivity(recorder.records)
       let pi: AgentSession | undefined
       await enterIsolated(scope, dirs, stack, plan.blocks.http !== undefined)
+      const cwd = dirs.cwd
       const mocks = openMocks(
         { ...plan, mockTools: options.mockTools, mockUI: options.mockUI },
-        { scope, recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer) },
+        { scope, recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer), cwd: () => cwd },
       )
-      const cwd = plan.cwd ?? dirs.cwd!
-      const { session: first, runtime } = await startPi(plan, { cwd, agentDir: dirs.agentDir, mocks, activity, records: recorder.records }, stack)
+      watchLateWork(scope, { name: 'a test session', problems, extensionPaths: () => pi?.extensionRunner.getExtensionPaths() ?? [] })
+      const { session: first, runtime } = await startPi(plan, { cwd, home: dirs.home, agentDir: dirs.agentDir, mocks, activity, records: recorder.records }, stack)
       pi = first
       const current = () => pi!
+      // Before Pi's dispose, which would set its own "ctx is stale" message; /new, /resume and /fork let Pi's
+      // runtime end the instances before, so the one alive at the end is the one to mark.
+      stack.defer(() => invalidateExtensions(current(), endLateWork(scope)))
       const playbook = (activity.playbook = scriptModel(current, { model: plan.model, recorder, problems, activity, scope }, stack))
       // Each instance of the session (the first, then each /new, /resume, /fork) is scripted, recorded and bound alike.
       let settleCurrent: () => Promise<void> = async () => {}
@@ -92,6 +103,8 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
         activity,
       })
       trackActivity(t, activity)
+      rememberDirs(t, dirs)
+      linkLateWork(t, scope)
       // Ended first by its own dispose(), else by the end of its test file.
       stack.defer(trackLive(t.dispose))
       return t
@@ -116,7 +129,14 @@ async function enterIsolated(scope: SessionScope, dirs: SessionDirs, stack: Disp
 /** Loads the extensions and creates the real AgentSession with them, the mocked built-in tools and the spec's state. */
 async function startPi(
   plan: SessionPlan,
-  { cwd, agentDir, mocks, activity, records }: { cwd: string; agentDir: string; mocks: SessionMocks; activity: SessionActivity; records: SessionRecords },
+  {
+    cwd,
+    home,
+    agentDir,
+    mocks,
+    activity,
+    records,
+  }: { cwd: string; home: string; agentDir: string; mocks: SessionMocks; activity: SessionActivity; records: SessionRecords },
   stack: DisposerStack,
 ) {
   const { options, model, availableModels, blocks } = plan
@@ -131,7 +151,9 @@ async function startPi(
   const created = await createPiSession({
     cwd,
     agentDir,
-    freshDirs: plan.cwd === undefined,
+    // Nothing on disk yet for Pi to find: no dirs of the test's, none restarted over, nothing seeded.
+    freshDirs: plan.cwd === undefined && plan.restartFrom === undefined && !options.home && !options.files && !options.discover,
+    ...(options.discover ? { discover: { home } } : {}),
     extensions: await load(),
     reloadExtensions: load,
     onReload: () => records.beginInstance(activity.doing ?? 'an extension'),
@@ -151,7 +173,7 @@ async function startPi(
   if (created.loadErrors.length > 0) {
     throw new Error(`Extension failed to load:\n${created.loadErrors.map((e) => `  ${e.path}: ${e.error}`).join('\n')}`)
   }
-  mocks.checkToolsExist(created.extensionTools)
+  mocks.checkToolsExist(created.extensionTools, options.tools)
   if (options.toolExecution) pi.agent.toolExecution = options.toolExecution
   return created
 }
@@ -171,10 +193,13 @@ function scriptModel(
       recorder.modelRequest(step, context, by === 'agent' && !current().extensionRunner.hasHandlers('context'), { by, ...(extensionPath === undefined ? {} : { extensionPath }) }),
     resultFor: (message) => recorder.resultRecord(message.toolCallId, message.toolName, message.content, message.isError, message.details),
     callFor: (toolCallId) => recorder.callRecord(toolCallId),
+    ran: (toolCallId) => recorder.ran(toolCallId),
     onToolCall: (toolCallId, step) => recorder.callAsked(toolCallId, step),
     abort: () => pressEscape(current()),
     report: (error) => problems.report(error),
+    // Set for each instance of the session when it is wired (see createTestSession).
     stillQueued: () => [],
+    timeline: () => timelineText(recorder.records, plainLine),
   })
   stack.defer(
     answerExtensionModelCalls(scope, ({ model: asked, context, stack: caller, signal }) => {
@@ -230,9 +255,4 @@ async function shutDownExtensions(pi: AgentSession, activity: SessionActivity): 
 function stillRunning(activity: SessionActivity): string {
   const running = activity.unfinished()
   return running.length > 0 ? running.join(', ') : 'no tool, extension handler or model request (Pi itself)'
-}
-
-/** With propagateErrors (the default), a handler's crash fails the test, even where Pi fails safe. */
-function handlerThrew(error: ExtensionErrorRecord): Error {
-  return new Error(`Extension ${error.extensionPath} threw in its "${error.event}" handler: ${error.error}`)
 }

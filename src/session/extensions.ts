@@ -3,6 +3,7 @@
 import { resolve } from 'node:path'
 import type { ExtensionAPI, ExtensionFactory } from '../pi/types.js'
 import { attributedHandler, type HandlerOrigin } from '../records/handler-errors.js'
+import { outsideSessions } from '../shared/session-context.js'
 import { messageOf } from '../shared/errors.js'
 import { within } from '../shared/within.js'
 import { moduleLoader, type ModuleLoader } from './module-loader.js'
@@ -55,7 +56,8 @@ export async function loadExtensions(
  */
 async function importWithin(load: ModuleLoader, path: string, timeout: number): Promise<Record<string, unknown>> {
   const abandon = new AbortController()
-  const loading = (async () => load(path, { signal: abandon.signal }))().catch((error: unknown) => {
+  // Vite's module runner reads process.cwd() (the real one; in a session's code, the session's cwd).
+  const loading = (async () => outsideSessions(() => load(path, { signal: abandon.signal })))().catch((error: unknown) => {
     throw new Error(`Extension ${path} failed to load: ${messageOf(error)}`, { cause: error })
   })
   const loaded = await within(loading, timeout)
@@ -75,8 +77,11 @@ function mocked(
     const mockedApi = extensionApi(api)
     const on = ((event: string, handler: Parameters<ExtensionAPI['on']>[1]) =>
       mockedApi.on(event as never, attributedHandler(handler, { extensionPath: path, event }, handlersRunning))) as ExtensionAPI['on']
+    // A command's handler runs like an event's: one that never returns is named as what was running.
+    const registerCommand: ExtensionAPI['registerCommand'] = (name, options) =>
+      mockedApi.registerCommand(name, { ...options, handler: attributedHandler(options.handler, { extensionPath: path, event: `/${name} command` }, handlersRunning) })
     try {
-      await factory({ ...mockedApi, on })
+      await factory({ ...mockedApi, on, registerCommand })
     } catch (error) {
       throw new Error(`its factory threw: ${messageOf(error)}`, { cause: error })
     }

@@ -27,6 +27,7 @@ import type { SessionActivity } from './activity.js'
 import { AwaitedTurn } from './awaited-turn.js'
 import type { DisposerStack } from './disposer.js'
 import type { Problems } from './problems.js'
+import { playbookCounts, turnRunner } from './turns.js'
 
 export interface TestSession {
   /** The real Pi AgentSession. */
@@ -122,48 +123,7 @@ export interface SessionParts {
 }
 
 export function sessionHandle({ current, runtime, cwd, home, scope, records, playbook, problems, mocks, firedEvents, settle, stack, activity }: SessionParts): TestSession {
-  // One thing at a time: Pi runs one prompt at a time, and a second would be refused by Pi in a way
-  // that lets the first end early.
-  const exclusive = async <T>(what: string, doing: string, work: () => Promise<T>): Promise<T> => {
-    if (stack.disposed) throw new Error(`${what} after dispose(): this test session is closed`)
-    const busy = activity.doing
-    if (busy) throw new Error(`${what} while ${busy} is still running on this session: await it first (a session runs one prompt at a time)`)
-    activity.doing = doing
-    try {
-      return await runInSession(scope, work)
-    } finally {
-      activity.doing = undefined
-    }
-  }
-
-  // The first cause wins: Pi's own rejection, then a problem the mocks saw, then the playbook's diagnostic.
-  const inTurn = <T>(turn: Turn, work: () => Promise<T>): Promise<T> => {
-    playbook.begin(turn)
-    records.beginTurn(turn.prompt)
-    return finishTurn(work)
-  }
-  const finishTurn = async <T>(work: () => Promise<T>): Promise<T> => {
-    let failure: unknown
-    let result: T | undefined
-    try {
-      result = await work()
-      await settle()
-    } catch (error) {
-      failure = error
-    }
-    try {
-      problems.throwIfAny()
-    } catch (problem) {
-      failure ??= problem
-    }
-    try {
-      playbook.end()
-    } catch (diagnostic) {
-      failure ??= diagnostic
-    }
-    if (failure !== undefined) throw failure
-    return result as T
-  }
+  const { exclusive, inTurn, finishTurn, run, command } = turnRunner({ scope, records, playbook, problems, settle, stack, activity })
   // A step of Pi's life runs like a turn: what its handlers lead to is scripted, their problems fail it.
   // A new instance's records begin when Pi loads its extensions again (see create.ts).
   const lifecycle = (name: string, step: () => Promise<LifecycleResult>) => exclusive(name, name, () => inTurn(when(name), step))
@@ -208,27 +168,17 @@ export function sessionHandle({ current, runtime, cwd, home, scope, records, pla
     cwd,
     home,
     events: records,
-    playbook: {
-      get consumed() {
-        return playbook.consumed
-      },
-      get remaining() {
-        return playbook.remaining
-      },
-    },
+    playbook: playbookCounts(playbook),
     next,
-    run: (...turns) =>
-      exclusive('run()', `run(${turns.map((turn) => `when(${JSON.stringify(turn?.prompt)})`).join(', ')})`, async () => {
-        for (const turn of turns) await runTurn(turn)
-      }),
+    run: (...turns) => run(runTurn, turns),
     command: (name, args, actions = []) =>
-      exclusive('command()', `command(${JSON.stringify(name)})`, async () => {
-        if (!current().extensionRunner.getCommand(name)) {
-          const known = current().extensionRunner.getRegisteredCommands().map((c) => `/${c.invocationName}`)
-          throw new Error(`No command "/${name}" is registered. Registered commands: ${known.join(', ') || 'none'}`)
-        }
-        await runTurn(when(args ? `/${name} ${args}` : `/${name}`, actions))
-      }),
+      command(
+        (asked) => ({ registered: current().extensionRunner.getCommand(asked) !== undefined, known: current().extensionRunner.getRegisteredCommands().map((c) => c.invocationName) }),
+        runTurn,
+        name,
+        args,
+        actions,
+      ),
     emit: (eventName, payload = {}, actions = []) =>
       exclusive('emit()', `emit(${JSON.stringify(eventName)})`, () =>
         inTurn(when(`emit(${JSON.stringify(eventName)})`, actions), () => emitExtensionEvent(current(), eventName, payload)),
@@ -259,7 +209,10 @@ export function sessionHandle({ current, runtime, cwd, home, scope, records, pla
     get instance() {
       return records.instance
     },
-    abort: () => pressEscape(current()),
+    abort: () => {
+      playbook.abortedByTest()
+      pressEscape(current())
+    },
     firedEvents,
     verify: () => problems.throwIfAny(),
     pendingMocks: () => mocks.pending(),

@@ -1,6 +1,6 @@
-// The sessions of this process not yet disposed. Whoever ends a test file disposes those its tests left: a
-// test runner may end its workers without their exit hooks (Vitest's forks get SIGTERM, its threads are
-// terminated), and a session never disposed would leave its temp dirs behind.
+// The sessions (and mock `pi` executables) of this process not yet disposed. Whoever ends a test file disposes
+// those its tests left: a test runner may end its workers without their exit hooks (Vitest's forks get
+// SIGTERM, its threads are terminated), and a session never disposed would leave its temp dirs behind.
 import { throwAll } from '../shared/errors.js'
 import { processSlot } from '../shared/global-slot.js'
 

@@ -1,5 +1,7 @@
 // What createTestSession takes, and the check that runs before anything is created. Its checks are small
 // values (is, listOf, fields, …) that pi({ ... }) and the per-file options reuse with their own tables.
+import { statSync } from 'node:fs'
+import { resolve } from 'node:path'
 import type { MockToolHandler } from '../mocks/tools.js'
 import type { MockUIOptions } from '../mocks/ui.js'
 import type { MockBlocks } from '../mocks/spec/resolve.js'
@@ -8,6 +10,7 @@ import type { ExtensionFactory } from '../pi/types.js'
 import type { ModuleLoader } from './module-loader.js'
 import { closestName, describeReceived } from '../shared/errors.js'
 import { isCustomKeys, keystrokes, type KeyInput } from '../mocks/keys.js'
+import { seedFileProblem, type SeedFiles } from '../isolation/seed-files.js'
 
 export interface TestSessionOptions {
   /** Extension files (resolved against `root`) or inline factories `(pi) => void`. */
@@ -38,6 +41,49 @@ export interface TestSessionOptions {
   mocks?: MockBlocks
   /** What a call no mock answers does: fail the test (default), warn, or run for real (exec only; HTTP never leaves the machine). */
   unhandled?: 'error' | 'warn' | 'bypass'
+  /**
+   * Files written into the session's home before anything of its extensions runs, by path relative to the home
+   * (`.pi/agent/settings.json`): an object or array is written as JSON, a string or a Buffer as it is.
+   */
+  home?: SeedFiles
+  /** The same for the session's cwd (`src/a.ts`, `.pi/settings.json`, `AGENTS.md`); not with a `cwd` of the test's own. */
+  files?: SeedFiles
+  /**
+   * Starts over the home and cwd of an earlier session of the same test, as quitting Pi and starting it again:
+   * that session is disposed first (its `session_shutdown` fires), and its dirs are kept for this one.
+   */
+  restartFrom?: TestSessionHandle
+  /**
+   * Lets Pi discover what it discovers on start, inside the session's home and cwd only: the project's
+   * `.pi/extensions`, the agent dir's extensions, AGENTS.md, skills, prompt templates, themes. Off by default.
+   */
+  discover?: boolean
+  /** Runs the real `pi` CLI in RPC mode as a child process instead of an in-process session (docs/process-depth.md). */
+  process?: boolean | ProcessOptions
+}
+
+/** What `restartFrom` takes: a session createTestSession returned (named here to keep options free of the handle's imports). */
+export interface TestSessionHandle {
+  readonly home: string
+  readonly cwd: string
+  dispose(): Promise<void>
+}
+
+/** The process depth's settings: what reaches the child, and its bounds. */
+export interface ProcessOptions {
+  /** Arguments added to the child's command line, as a user types them (`['--preset', 'fast']`). */
+  argv?: string[]
+  /**
+   * Pi packages (directories with a package.json `pi` manifest, e.g. the copy the sandbox step installed),
+   * listed in the session's settings so that Pi loads them through their manifest, as after `pi install`.
+   */
+  packages?: string[]
+  /** Variables set in the child's environment (over the session's isolation). */
+  env?: Record<string, string>
+  /** Milliseconds from spawn until Pi answers (extensions loaded, session_start fired); default 60000. */
+  startupTimeout?: number
+  /** Milliseconds one run() or command() turn may take; default 60000. */
+  turnTimeout?: number
 }
 
 /** Throws a TypeError naming the option, what it takes and what it got, before any temp dir, mock or Pi object exists. */
@@ -66,10 +112,17 @@ export const isObject = (value: unknown): value is Record<string, unknown> =>
   Object.prototype.toString.call(value) === '[object Object]'
 export const isString = (value: unknown): value is string => typeof value === 'string'
 const isFunction = (value: unknown) => typeof value === 'function'
-const join = (path: string, key: string) => {
+/** How a message names `key` inside the option at `path`: `mockUI.confirm`, `home['.pi/agent/settings.json']`. */
+export const optionPath = (path: string, key: string) => {
   // Single quotes: the whole path is quoted in the message.
   if (!/^[A-Za-z_$][\w$]*$/.test(key)) return `${path}['${key.replace(/['\\]/g, '\\$&')}']`
   return path === '' ? key : `${path}.${key}`
+}
+// Pi would start in it and every tool call fail there: refused before anything is created.
+function directoryProblem(value: string, path: string): string | undefined {
+  const stat = statSync(resolve(value), { throwIfNoEntry: false })
+  if (stat?.isDirectory()) return undefined
+  return `option "${path}" must be a directory that exists, got ${JSON.stringify(value)}${stat ? ', which is a file' : ', which does not exist'}`
 }
 const mustBe = (path: string, expects: string, value: unknown) => `option "${path}" must be ${expects}, got ${describeReceived(value)}`
 
@@ -87,10 +140,10 @@ function fieldProblem(value: Record<string, unknown>, checks: Readonly<Record<st
   const unknown = Object.keys(value).find((key) => !Object.hasOwn(checks, key))
   if (unknown !== undefined) {
     const closest = closestName(unknown, known)
-    const hint = closest === undefined ? `the options are ${[...known].sort().join(', ')}` : `did you mean "${join(path, closest)}"?`
-    return `unknown option "${join(path, unknown)}"; ${hint}`
+    const hint = closest === undefined ? `the options are ${[...known].sort().join(', ')}` : `did you mean "${optionPath(path, closest)}"?`
+    return `unknown option "${optionPath(path, unknown)}"; ${hint}`
   }
-  return firstProblem(known, (key) => (value[key] === undefined && !required.includes(key) ? undefined : checks[key]!(value[key], join(path, key))))
+  return firstProblem(known, (key) => (value[key] === undefined && !required.includes(key) ? undefined : checks[key]!(value[key], optionPath(path, key))))
 }
 
 /** A value `test` accepts, described as `expects` (`a boolean`) when it is not one. */
@@ -112,7 +165,7 @@ export const listOf =
 export const recordOf =
   (expects: string, entry: Check): Check =>
   (value, path) =>
-    isObject(value) ? firstProblem(Object.entries(value), ([key, v]) => entry(v, join(path, key))) : mustBe(path, expects, value)
+    isObject(value) ? firstProblem(Object.entries(value), ([key, v]) => entry(v, optionPath(path, key))) : mustBe(path, expects, value)
 
 /** An object of known keys, each with its own check. */
 export const fields =
@@ -162,6 +215,12 @@ const mockUI = fields('an object of dialog answers, or false', {
   editorText: is('a string', isString),
 })
 
+/** Seeded files: each key a path inside the dir, each value a file's content. */
+const seedFiles: Check = (value, path) =>
+  isObject(value)
+    ? firstProblem(Object.entries(value), ([key, content]) => seedFileProblem(key, content, optionPath(path, key)))
+    : mustBe(path, 'an object of file paths (relative to the dir) to contents', value)
+
 // setTimeout's largest delay: a longer one fires at once.
 const MAX_TIMEOUT_MS = 2 ** 31 - 1
 
@@ -176,7 +235,19 @@ export const OPTION_CHECKS = {
   toolExecution: oneOf(['parallel', 'sequential']),
   unhandled: oneOf(['error', 'warn', 'bypass']),
   extensionLoadTimeout: is('a positive number of milliseconds', (v) => typeof v === 'number' && v > 0 && v <= MAX_TIMEOUT_MS),
+  home: seedFiles,
+  files: seedFiles,
+  discover: is('a boolean', (v) => typeof v === 'boolean'),
 } satisfies Record<string, Check>
+
+const milliseconds = is('a positive number of milliseconds', (v) => typeof v === 'number' && v > 0 && v <= MAX_TIMEOUT_MS)
+const processOptions = fields('true, or an object { argv, packages, env, startupTimeout, turnTimeout }', {
+  argv: listOf('an array of command-line arguments', is('an argument (a string)', isString)),
+  packages: listOf('an array of package directories', is('a package directory (a string)', isString)),
+  env: recordOf('an object of variable names to values', is('a string', isString)),
+  startupTimeout: milliseconds,
+  turnTimeout: milliseconds,
+})
 
 const SESSION_OPTIONS: Record<keyof TestSessionOptions, Check> = {
   ...OPTION_CHECKS,
@@ -184,7 +255,7 @@ const SESSION_OPTIONS: Record<keyof TestSessionOptions, Check> = {
     'an array of extension paths and factory functions',
     is('an extension path (a string) or a factory function (pi) => void', (v) => isString(v) || isFunction(v)),
   ),
-  cwd: is('a directory path (a string)', isString),
+  cwd: (value, path) => (isString(value) ? directoryProblem(value, path) : mustBe(path, 'a directory path (a string)', value)),
   mockTools: recordOf(
     'an object of tool names to mocks',
     is('a result text, a result object { content } or a handler function', (v) => isString(v) || isFunction(v) || (isObject(v) && 'content' in v)),
@@ -192,4 +263,6 @@ const SESSION_OPTIONS: Record<keyof TestSessionOptions, Check> = {
   importModule: is('a function (absolutePath) => Promise<module>', isFunction),
   mockSpec: is('a mock spec file path (a string) or a pi.ext.mock_spec.v1 object', (v) => isString(v) || isObject(v)),
   mocks: is('an object of mock blocks (session, http, exec, tools, ui, events, model)', isObject),
+  restartFrom: is('a test session (what createTestSession returned)', (v) => isObject(v) && isString(v.home) && isFunction(v.dispose)),
+  process: (value: unknown, path: string) => (typeof value === 'boolean' ? undefined : processOptions(value, path)),
 }

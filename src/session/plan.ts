@@ -6,7 +6,9 @@ import type { UnhandledMode } from '../mocks/rules.js'
 import { extensionIdFor } from '../mocks/spec/extension-id.js'
 import { resolveMocks, type MockBlocks } from '../mocks/spec/resolve.js'
 import type { Model } from '../pi/types.js'
+import type { SessionDirs } from '../isolation/session-dirs.js'
 import { checkSessionOptions, type TestSessionOptions } from './options.js'
+import { dirsToRestart } from './restart.js'
 
 export interface SessionPlan {
   options: TestSessionOptions
@@ -14,6 +16,8 @@ export interface SessionPlan {
   root: string
   /** The caller's cwd, resolved; undefined for a fresh temp dir. */
   cwd: string | undefined
+  /** The dirs of the session this one restarts from. */
+  restartFrom: SessionDirs | undefined
   propagateErrors: boolean
   unhandled: UnhandledMode
   blocks: MockBlocks
@@ -24,6 +28,13 @@ export interface SessionPlan {
 
 export function planSession(options: TestSessionOptions): SessionPlan {
   checkSessionOptions(options)
+  if (options.restartFrom !== undefined && options.cwd !== undefined) {
+    throw new TypeError('createTestSession: options "restartFrom" and "cwd" cannot go together: a restarted session keeps the cwd of the session it restarts from')
+  }
+  const restartFrom = options.restartFrom === undefined ? undefined : dirsToRestart(options.restartFrom)
+  if (options.files !== undefined && (options.cwd !== undefined || (restartFrom !== undefined && !restartFrom.ownsCwd))) {
+    throw new TypeError(`createTestSession: option "files" seeds the session's own temp cwd, and this session runs in the test's cwd (${options.cwd ?? restartFrom!.cwd}): write the files there yourself`)
+  }
   const root = options.root ?? process.cwd()
   const extensionIds = () => (options.extensions ?? []).flatMap((e) => (typeof e === 'string' ? [extensionIdFor(resolve(root, e))] : []))
   const blocks = resolveMocks(options.mockSpec, options.mocks, { root, extensionIds })
@@ -32,6 +43,7 @@ export function planSession(options: TestSessionOptions): SessionPlan {
     options,
     root,
     cwd: options.cwd === undefined ? undefined : resolve(options.cwd),
+    restartFrom,
     propagateErrors: options.propagateErrors ?? true,
     unhandled: options.unhandled ?? 'error',
     blocks,

@@ -14,6 +14,8 @@ export function describeValue(value: unknown): string {
   if (value === undefined) return 'undefined'
   if (typeof value === 'function') return value.name ? `function ${value.name}` : 'a function'
   if (typeof value === 'bigint') return `${value}n`
+  // JSON writes NaN and Infinity as null.
+  if (typeof value === 'number') return String(value)
   try {
     const json = JSON.stringify(value)
     if (json !== undefined) return json

@@ -7,6 +7,13 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 export interface SessionScope {
   /** The session's HOME (os.homedir() in its context). */
   readonly home: string
+  /** The session's working directory (process.cwd() in its context); process.chdir() in its context moves it. */
+  cwd: string
+  /**
+   * Set when the session has ended: reports `what` of it that still ran (a timer, a model call, a dialog),
+   * with the error it threw if any and the caller's stack, and returns the Error that says so.
+   */
+  ended?: (what: string, error?: unknown, stack?: string) => Error
 }
 
 interface SessionContexts {
@@ -24,6 +31,11 @@ const contexts: SessionContexts = (holder[KEY] ??= { storage: new AsyncLocalStor
 /** Runs `work` (and all it starts) as code of `scope`'s session. */
 export function runInSession<T>(scope: SessionScope, work: () => T): T {
   return contexts.storage.run(scope, work)
+}
+
+/** Runs `work` as code of no session: the harness's own work (Vite's module loader) that must see the real process. */
+export function outsideSessions<T>(work: () => T): T {
+  return contexts.storage.exit(work)
 }
 
 /** The session whose code is running now, if the running code was started by one. */

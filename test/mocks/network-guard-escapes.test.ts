@@ -3,7 +3,9 @@
 // would have stopped and recorded it, so `floor.stopped` stays empty and nothing ever leaves.
 import dgram from 'node:dgram'
 import dns, { lookup } from 'node:dns'
+import { createRequire } from 'node:module'
 import net from 'node:net'
+import vm from 'node:vm'
 import workerThreads from 'node:worker_threads'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { guardNetwork, LINGER_MS } from '../../src/isolation/network-guard.js'
@@ -176,6 +178,19 @@ describe('worker threads', () => {
       `Network access is disabled in tests: a Worker (the network guard cannot follow it into the thread: ${new URL('../../src/isolation/network-guard.ts', import.meta.url).pathname} is not JavaScript a worker can import)`,
     )
     expect(started).toEqual([])
+  })
+})
+
+describe('vm contexts', () => {
+  // A context shares this thread's builtins: what its code reaches of net or dns is what the guard patched.
+  it('refuses a connection from code in a new context, given require or importing node:net itself', async () => {
+    guard()
+    const connect = (net: typeof import('node:net')) =>
+      new Promise((resolve) => net.connect(443, '192.0.2.1').on('error', (error) => resolve(error.message)).on('connect', () => resolve('connected')))
+    const given = vm.runInNewContext(`connect(require('node:net'))`, { connect, require: createRequire(import.meta.url) }) as Promise<string>
+    const imported = vm.runInNewContext(`import('node:net').then(connect)`, { connect }, { importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER }) as Promise<string>
+    const here = vm.runInThisContext(`(connect, net) => connect(net)`) as (c: typeof connect, n: typeof net) => Promise<string>
+    expect(await Promise.all([given, imported, here(connect, net)])).toEqual(Array(3).fill('Network access is disabled in tests: 192.0.2.1:443'))
   })
 })
 

@@ -1,11 +1,13 @@
-// A Worker started while the guard is held gets the guard in its own thread. A worker thread can import
+// A Worker started while the guard is held gets the guard in its own thread, and a child process in any
+// Node it runs. A worker thread can import
 // only JavaScript, so this file tests the compiled guard, as installed packages run it (dist/, from
 // `npm run build`). Each worker lays the floor (test/support/network-floor.mjs) before it tries anything,
 // so a worker that lacked the guard would still send nothing.
+import { exec, execFile, execSync, spawnSync } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import workerThreads, { Worker } from 'node:worker_threads'
-import { afterEach, beforeAll, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { guardNetwork } from '../../dist/src/isolation/network-guard.js'
 
 const PROBE = new URL('../support/network-worker-probe.mjs', import.meta.url)
@@ -77,4 +79,47 @@ it('leaves a Worker started after the last release alone', async () => {
   const code = 'require("node:worker_threads").parentPort.postMessage(process.execArgv)'
   const execArgv = await new Promise((resolve) => new Worker(code, { eval: true }).once('message', resolve))
   expect(execArgv).not.toContain('--import')
+})
+
+// What a child or an eval worker runs: it lays the floor first, then connects beyond loopback and reports
+// the error it got and what reached the floor. No quote marks, so a shell passes it as it is.
+const FLOOR = new URL('../support/network-floor.mjs', import.meta.url).href
+const connectAndReport = (report: string) =>
+  `import(${JSON.stringify(FLOOR)}).then(async ({ layFloor }) => { const floor = await layFloor(); ` +
+  `require(${JSON.stringify('node:net')}).connect(443, ${JSON.stringify('192.0.2.1')}).on(${JSON.stringify('error')}, (error) => ${report}({ message: error.message, stopped: floor.stopped })) })`
+const CHILD = connectAndReport('((line) => console.log(JSON.stringify(line)))')
+const GUARDED = { message: 'Network access is disabled in tests: 192.0.2.1:443', stopped: [] }
+// The reported line; `node -p` also prints the code's value (a pending promise), before or after it by Node version.
+const lastLine = (output: string | Buffer) => JSON.parse(String(output).split('\n').findLast((line) => line.startsWith('{'))!) as unknown
+
+describe('an eval Worker, whose code Node starts without the --import preload unless it is an ES module', () => {
+  const code = `const { parentPort } = require(${JSON.stringify('node:worker_threads')}); ${connectAndReport('((line) => parentPort.postMessage(line))')}`
+  const evalWorker = (source: string) => new Promise((resolve, reject) => new Worker(source, { eval: true }).once('message', resolve).once('error', reject))
+
+  it('is guarded: a CommonJS script, with and without a "use strict" directive', async () => {
+    releases.push(guardNetwork())
+    await expect(evalWorker(code)).resolves.toEqual(GUARDED)
+    await expect(evalWorker(`'use strict'; ${code}`)).resolves.toEqual(GUARDED)
+  })
+})
+
+describe('a child process, which gets the guard for any Node it runs', () => {
+  it('guards node -e and node -p, sync and async', async () => {
+    releases.push(guardNetwork())
+    expect(lastLine(spawnSync(process.execPath, ['-e', CHILD]).stdout)).toEqual(GUARDED)
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['-p', CHILD], (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    )
+    expect(lastLine(output)).toEqual(GUARDED)
+  })
+
+  it('guards Node that a shell command runs, also with an environment of its own', async () => {
+    releases.push(guardNetwork())
+    const command = `${JSON.stringify(process.execPath)} -e '${CHILD}'`
+    expect(lastLine(execSync(command))).toEqual(GUARDED)
+    const output = await new Promise<string>((resolve, reject) =>
+      exec(command, { env: { PATH: process.env.PATH, NODE_OPTIONS: '--no-deprecation' } }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    )
+    expect(lastLine(output)).toEqual(GUARDED)
+  })
 })

@@ -41,14 +41,14 @@ export interface Consumer {
   remove(): void
 }
 
-/** Packs this package (built to dist by `npm test`) into `dir`; returns the tarball's path. */
+/** Packs this package (built to dist by `npm test` or `npm run test:e2e`) into `dir`; returns the tarball's path. */
 export async function packPackage(dir: string): Promise<string> {
   const packed = await mustRun('npm', ['pack', '--silent', '--pack-destination', dir], ROOT)
   return join(dir, packed.outputTail.trim().split('\n').at(-1)!)
 }
 
 /**
- * Packs this package (built to dist by `npm test`), copies the fixture project inside the repo (so the
+ * Packs this package (built to dist by `npm test` or `npm run test:e2e`), copies the fixture project inside the repo (so the
  * repo's node_modules serve Pi, Vitest and TypeScript) and installs the tarball there: a real copy.
  */
 export async function installConsumer(fixture: string): Promise<Consumer> {

@@ -1,6 +1,6 @@
 // A small project whose tests load extensions by path, driven through Vitest's own programmatic API
 // (vitest/node): which test files each run ran, and what their sessions saw. Its config takes pi() from
-// this package's dist (built by `npm test` first), as an installed copy would.
+// this package's dist (built by `npm run test:e2e` first), as an installed copy would.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'

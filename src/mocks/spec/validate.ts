@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import type { Ajv2020 as Ajv, ErrorObject } from 'ajv/dist/2020.js'
 import { compileSpecPattern, SpecPatternError } from './pattern.js'
 import type { MockSpec } from './types.js'
@@ -62,12 +65,53 @@ function formatProblem(source: string, { pointer, message }: MockSpecProblem): s
 
 // Compiled on first use: it costs more than a test session, and most test files never load a spec.
 // strict: false because the schema carries annotation keywords (default, description) on purpose.
-let compiled: ReturnType<Ajv['compile']> | undefined
-const validator = () => (compiled ??= compileSchema())
+let compiled: ValidateFunction | undefined
+const validator = () => (compiled ??= loadCompiled() ?? compileSchema())
 
-function compileSchema(): ReturnType<Ajv['compile']> {
+type ValidateFunction = ReturnType<Ajv['compile']>
+const AJV_OPTIONS = { allErrors: true, strict: false, verbose: true } as const
+
+// Loading Ajv and compiling the schema cost 0.4-1 s, which each test file's worker paid at its first mock
+// spec: the compiled code is kept in the project's node_modules/.cache, keyed by the schema and Ajv's version.
+function cachedValidatorFile(): string | undefined {
+  const cacheRoot = join(process.cwd(), 'node_modules', '.cache')
+  if (!existsSync(join(process.cwd(), 'node_modules'))) return undefined
+  const ajvVersion = (require('ajv/package.json') as { version: string }).version
+  const key = createHash('sha256').update(JSON.stringify([inlined().schema, ajvVersion, AJV_OPTIONS])).digest('hex').slice(0, 16)
+  return join(cacheRoot, 'vitest-environment-pi', `mock-spec-validator-${key}.cjs`)
+}
+
+function loadCompiled(): ValidateFunction | undefined {
+  const file = cachedValidatorFile()
+  if (file === undefined || !existsSync(file)) return undefined
+  try {
+    const module = { exports: {} as { default?: ValidateFunction } }
+    // The code requires Ajv's runtime helpers, resolved from here as Ajv itself is.
+    new Function('require', 'module', 'exports', readFileSync(file, 'utf8'))(require, module, module.exports)
+    return module.exports.default
+  } catch {
+    return undefined
+  }
+}
+
+function compileSchema(): ValidateFunction {
   const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')
-  return new Ajv2020({ allErrors: true, strict: false, verbose: true }).compile(inlined().schema)
+  const ajv = new Ajv2020({ ...AJV_OPTIONS, code: { source: true } })
+  const validate = ajv.compile(inlined().schema)
+  const file = cachedValidatorFile()
+  if (file !== undefined) {
+    try {
+      const standaloneCode = (require('ajv/dist/standalone/index.js') as typeof import('ajv/dist/standalone/index.js')).default
+      mkdirSync(dirname(file), { recursive: true })
+      // Written aside and renamed: a worker reading it never sees half a file.
+      const partial = `${file}.${process.pid}.tmp`
+      writeFileSync(partial, standaloneCode(ajv, validate))
+      renameSync(partial, file)
+    } catch {
+      // A cache that cannot be written only costs the next process the compile.
+    }
+  }
+  return validate
 }
 
 /** Returns the spec typed and unchanged (defaults not filled in), or throws one MockSpecError with every schema and cross-field problem. */
@@ -103,8 +147,8 @@ function schemaProblems(errors: readonly ErrorObject[]): MockSpecProblem[] {
 }
 
 function collapseBranches(error: ErrorObject, branches: readonly Entry[]): Entry[] {
-  if (error.parentSchema === inlined().defs.http_match) return [toEntry(error, HTTP_MATCH_KEYS)]
-  if (error.parentSchema === inlined().defs.exec_match) return [toEntry(error, EXEC_MATCH_KEYS)]
+  if (defName(error.parentSchema) === 'http_match') return [toEntry(error, HTTP_MATCH_KEYS)]
+  if (defName(error.parentSchema) === 'exec_match') return [toEntry(error, EXEC_MATCH_KEYS)]
   // A branch whose type fit produced errors further down: those are the real problem, the other branches are noise.
   const deeper = branches.filter((branch) => branch.pointer !== error.instancePath)
   if (deeper.length > 0) return deeper
@@ -256,6 +300,12 @@ function listOf(value: unknown): unknown[] {
 
 type JsonSchema = { [keyword: string]: unknown }
 
+// Which definition an inlined schema object is, kept in the schema (an annotation Ajv ignores), so that it
+// survives in the compiled code the cache holds, where the objects are others.
+const DEF = 'x-vitest-pi-def'
+const defName = (schema: unknown) => (isObject(schema) ? schema[DEF] : undefined)
+const withoutDefName = ({ [DEF]: _name, ...rest }: JsonSchema) => rest
+
 /**
  * The schema with every `$ref` replaced by its definition, and each definition inlined once, so an error's
  * parentSchema is the definition object itself. Ajv calls a referenced schema as a function and joins its
@@ -267,14 +317,14 @@ function inlineRefs(root: JsonSchema): { schema: JsonSchema; defs: Record<string
   const definition = (ref: string): JsonSchema => {
     const name = ref.replace(/^#\/\$defs\//, '')
     if (!(name in definitions)) throw new Error(`schema.json: unknown $ref ${ref}`)
-    return (defs[name] ??= inline(definitions[name]) as JsonSchema)
+    return (defs[name] ??= { ...(inline(definitions[name]) as JsonSchema), [DEF]: name })
   }
   const inline = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(inline)
     if (!isObject(node)) return node
     const { $ref, $defs: _defs, ...rest } = node
     // Beside a $ref the schema only annotates (description), so merging keeps the meaning.
-    if (typeof $ref === 'string') return Object.keys(rest).length === 0 ? definition($ref) : { ...definition($ref), ...rest }
+    if (typeof $ref === 'string') return Object.keys(rest).length === 0 ? definition($ref) : { ...withoutDefName(definition($ref)), ...rest }
     return Object.fromEntries(Object.entries(rest).map(([key, child]) => [key, inline(child)]))
   }
   return { schema: inline(root) as JsonSchema, defs }

@@ -5,7 +5,7 @@ import type { Model } from '@mariozechner/pi-ai'
 
 export interface AuthStorageClasses {
   AuthStorage: Pick<typeof AuthStorage, 'inMemory'>
-  ModelRegistry: Pick<typeof ModelRegistry, 'inMemory'>
+  ModelRegistry: Pick<typeof ModelRegistry, 'inMemory' | 'create'>
 }
 
 /**
@@ -17,12 +17,14 @@ export function authStorageModelServices(
   model: Model<string>,
   available: Model<string>[] | undefined,
   withheld: readonly string[],
+  modelsPath?: string,
 ): { authStorage: AuthStorage; modelRegistry: ModelRegistry } {
   const without = new Set(withheld)
   const keyed = [model, ...(available ?? [])].map((m) => m.provider).filter((provider) => !without.has(provider))
   const authStorage = AuthStorage.inMemory(Object.fromEntries(keyed.map((provider) => [provider, { type: 'api_key' as const, key: 'scripted' }])))
   withholdKeys(authStorage, without)
-  const modelRegistry = sharingCatalog(ModelRegistry, authStorage)
+  // A models.json defines models as in Pi, over the catalog built for it.
+  const modelRegistry = modelsPath === undefined ? sharingCatalog(ModelRegistry, authStorage) : ModelRegistry.create(authStorage, modelsPath)
   if (available) listModels(modelRegistry, available, without)
   return { authStorage, modelRegistry }
 }

@@ -176,14 +176,14 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     // Same names and calls; the classes differ in private members, which the compiler compares by name.
     exports: exports as unknown as PiExports,
     builtinTools: Object.fromEntries(Object.entries(toolFactories).filter(([, create]) => typeof create === 'function')) as unknown as PiAdapter['builtinTools'],
-    async modelServices(model, available, withheld) {
+    async modelServices(model, available, withheld, modelsPath) {
       if (legacyServices.AuthStorage && legacyServices.ModelRegistry) {
-        return authStorageModelServices(legacyServices as AuthStorageClasses, model, available as never, withheld) as never
+        return authStorageModelServices(legacyServices as AuthStorageClasses, model, available as never, withheld, modelsPath) as never
       }
-      // Since 0.80: credentials in memory, no models.json, no catalog refresh over the network.
+      // Since 0.80: credentials in memory, models.json only where the session has one, no catalog refresh over the network.
       const modelRuntime = await Pi.ModelRuntime.create({
         credentials: new PiAi.InMemoryCredentialStore(),
-        modelsPath: null,
+        modelsPath: modelsPath ?? null,
         allowModelNetwork: false,
         refreshOnCreate: false,
       })
@@ -206,6 +206,7 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     },
     // 1.x's discovery also yields the built-in extensions and the packages that failed to install: it runs.
     skipFirstDiscovery() {},
+    asRequest,
     replaceModel(session, model) {
       const agent = (session as unknown as AgentSession).agent
       const stream: typeof agent.streamFunction = (_model, context, options) => model(asRequest(context), options?.signal) as never

@@ -19,7 +19,7 @@ import {
   SessionManager,
   SettingsManager,
 } from '@mariozechner/pi-coding-agent'
-import { createAssistantMessageEventStream, getApiProvider, registerApiProvider, resetApiProviders, type Model } from '@mariozechner/pi-ai'
+import { createAssistantMessageEventStream, getApiProvider, registerApiProvider, resetApiProviders, type Context, type Model } from '@mariozechner/pi-ai'
 import { resetOAuthProviders } from '@mariozechner/pi-ai/oauth'
 import type { PiAdapter } from '../adapter.js'
 import { authStorageModelServices } from './auth-storage-models.js'
@@ -52,8 +52,8 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
       find: createFindToolDefinition,
       ls: createLsToolDefinition,
     } as unknown as PiAdapter['builtinTools'],
-    async modelServices(model, available, withheld) {
-      return authStorageModelServices({ AuthStorage, ModelRegistry }, model, available, withheld)
+    async modelServices(model, available, withheld, modelsPath) {
+      return authStorageModelServices({ AuthStorage, ModelRegistry }, model, available, withheld, modelsPath)
     },
     ensureScriptedApi(api, stream) {
       if (scriptedApi !== undefined && getApiProvider(api) === scriptedApi) return
@@ -74,6 +74,7 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
         return { extensions: [], skills: [], prompts: [], themes: [] }
       }
     },
+    asRequest: (context) => context as Context,
     replaceModel(session, model) {
       session.agent.streamFn = (_model, context, options) => model(context, options?.signal)
     },

@@ -1,0 +1,111 @@
+// The harness inside a `pi --mode rpc` child: an extension Pi loads first (`-e`), as any other. It registers
+// the scripted model as the session's provider, answers mocked tools' `execute`, and says which tool calls
+// passed their hooks, each by asking the harness over Node's IPC channel. Pi's loader gives it Pi's own
+// modules under either line's name; of the harness it imports only the protocol and the message stream.
+import { createAssistantMessageEventStream } from '@mariozechner/pi-ai'
+import type { AssistantMessage, AssistantMessageEventStream, Model } from '@mariozechner/pi-ai'
+import * as Pi from '@mariozechner/pi-coding-agent'
+import type { ExtensionAPI, ToolDefinition } from '@mariozechner/pi-coding-agent'
+// Plain modules with no import of Pi or the harness at run time: the child loads them as they are.
+import { assistantMessage, writeMessage } from '../model/stream.js'
+import { CHILD_SETTINGS_ENV, type ChildMessage, type ChildRequest, type ChildSettings, type HarnessAnswer } from './protocol.js'
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
+let nextId = 0
+
+function send(message: ChildMessage): void {
+  if (!process.send) throw new Error('vitest-environment-pi: the harness extension runs only in a child started by createTestSession({ process: true })')
+  process.send(message)
+}
+
+/** Asks the harness and waits for its answer. */
+function ask(request: DistributiveOmit<ChildRequest, 'id'>): Promise<unknown> {
+  const id = ++nextId
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject })
+    send({ ...request, id } as ChildRequest)
+  })
+}
+
+function listen(): void {
+  process.on('message', (message: HarnessAnswer) => {
+    if (message?.kind !== 'answer') return
+    const waiting = pending.get(message.id)
+    if (!waiting) return
+    pending.delete(message.id)
+    if (message.error !== undefined) waiting.reject(new Error(message.error))
+    else waiting.resolve(message.value)
+  })
+  // The IPC channel must not keep Pi alive once its stdin closes.
+  process.channel?.unref()
+}
+
+/** The playbook's answer, streamed as a provider streams (start, deltas, done or error). */
+function scriptedStream(context: unknown, signal: AbortSignal | undefined): AssistantMessageEventStream {
+  const stream = createAssistantMessageEventStream()
+  const id = ++nextId
+  const onAbort = () => send({ kind: 'abort-model', id })
+  signal?.addEventListener('abort', onAbort, { once: true })
+  new Promise<unknown>((resolve, reject) => {
+    pending.set(id, { resolve, reject })
+    send({ kind: 'model', id, context })
+  })
+    .then(
+      (message) => writeMessage(stream, message as AssistantMessage),
+      (error: Error) => writeMessage(stream, assistantMessage(settings().model as Model<string>, [], 'error', error.message)),
+    )
+    .finally(() => signal?.removeEventListener('abort', onAbort))
+  return stream
+}
+
+let cached: ChildSettings | undefined
+function settings(): ChildSettings {
+  const raw = process.env[CHILD_SETTINGS_ENV]
+  if (raw === undefined) throw new Error(`vitest-environment-pi: ${CHILD_SETTINGS_ENV} is not set; this extension runs only in a child the harness starts`)
+  return (cached ??= JSON.parse(raw) as ChildSettings)
+}
+
+const BUILTIN_FACTORIES: Record<string, ((cwd: string) => ToolDefinition) | undefined> = {
+  bash: Pi.createBashToolDefinition as never,
+  read: Pi.createReadToolDefinition as never,
+  edit: Pi.createEditToolDefinition as never,
+  write: Pi.createWriteToolDefinition as never,
+  grep: Pi.createGrepToolDefinition as never,
+  find: Pi.createFindToolDefinition as never,
+  ls: Pi.createLsToolDefinition as never,
+}
+
+/** `definition` with its `execute` answered by the harness's mock. */
+function mocked(definition: Pick<ToolDefinition, 'name' | 'label' | 'description' | 'parameters'> & Partial<ToolDefinition>): ToolDefinition {
+  return {
+    ...definition,
+    label: definition.label ?? definition.name,
+    execute: async (toolCallId, params) => (await ask({ kind: 'tool', toolName: definition.name, toolCallId, params })) as never,
+  } as ToolDefinition
+}
+
+export default function harness(pi: ExtensionAPI): void {
+  listen()
+  const { model, mockedTools } = settings()
+  pi.registerProvider(model.provider, {
+    baseUrl: 'http://127.0.0.1:9',
+    apiKey: 'scripted',
+    api: model.api as never,
+    models: [{ ...model, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }] as never,
+    streamSimple: (_model, context, options) => scriptedStream(context, options?.signal),
+  })
+  // Built-in tools are replaced at load, by Pi's own definitions; an extension's tool once every extension has
+  // registered its own (this extension loads first, so its registration wins).
+  const builtins = mockedTools.filter((name) => BUILTIN_FACTORIES[name] !== undefined)
+  for (const name of builtins) pi.registerTool(mocked(BUILTIN_FACTORIES[name]!(process.cwd())))
+  pi.on('session_start', () => {
+    for (const tool of pi.getAllTools()) {
+      if (mockedTools.includes(tool.name) && !builtins.includes(tool.name)) pi.registerTool(mocked(tool as never))
+    }
+  })
+  // Pi emits tool_execution_start before a call's hooks: the harness learns from these which calls passed.
+  pi.on('tool_call', async (event) => void (await ask({ kind: 'tool-called', toolCallId: event.toolCallId })))
+  pi.on('tool_result', async (event) => void (await ask({ kind: 'tool-ran', toolCallId: event.toolCallId })))
+}

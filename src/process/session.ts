@@ -1,0 +1,388 @@
+// The process depth: the same plan, playbook, mocks, records and handle as an in-process session, with the
+// real `pi` CLI in RPC mode as the Pi they drive. The child asks the harness for the model's answers and
+// mocked tools (IPC); its events, dialogs and UI calls come over RPC and fill the same records.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { enterIsolation, homeVariables } from '../isolation/isolation.js'
+import { releaseSessionDirs } from '../isolation/session-dirs.js'
+import { openMocks, type SessionMocks } from '../mocks/open.js'
+import { Playbook } from '../model/playbook.js'
+import { missingManifestEntries, readPackageJson, type PackageJson } from '../project/install-problems.js'
+import type { Action, Turn } from '../model/script.js'
+import { providerRequest } from '../pi/index.js'
+import type { AgentSession, AgentSessionEvent } from '../pi/types.js'
+import { Recorder } from '../records/recorder.js'
+import { SessionRecords, textOf, type ToolContent } from '../records/records.js'
+import { plainLine, timelineText } from '../records/timeline.js'
+import { describeReceived, messageOf } from '../shared/errors.js'
+import { runInSession, type SessionScope } from '../shared/session-context.js'
+import { globalSlot } from '../shared/global-slot.js'
+import { within } from '../shared/within.js'
+import { SessionActivity, trackActivity } from '../session/activity.js'
+import { DisposerStack } from '../session/disposer.js'
+import type { TestSession } from '../session/handle.js'
+import { trackLive } from '../session/live-sessions.js'
+import type { ProcessOptions } from '../session/options.js'
+import type { SessionPlan } from '../session/plan.js'
+import { handlerThrew, Problems } from '../session/problems.js'
+import { playbookCounts, turnRunner } from '../session/turns.js'
+import { worldFor } from '../session/world.js'
+import { describeStderr, startPiChild, type PiChild } from './child.js'
+import type { ChildMessage } from './protocol.js'
+import type { RpcRecord } from './rpc-client.js'
+
+/** How long the child may take from spawn to its first answer (Pi loads, extensions load, session_start). */
+export const STARTUP_TIMEOUT_MS = 60_000
+/** How long one turn (run, command) may take before it fails naming what was running. */
+export const TURN_TIMEOUT_MS = 60_000
+/** How long dispose() waits for Pi's orderly shutdown (`session_shutdown`) before it kills the group. */
+export const SHUTDOWN_GRACE_MS = 5_000
+
+// On globalThis: the environment may hold another instance of this module than the one that made the session.
+const processSessions = globalSlot('process-sessions', () => new WeakSet<object>())
+
+/** Whether `t` is a process session, whose Pi runs in a child (no AgentSession here to save or export). */
+export function isProcessSession(t: object): boolean {
+  return processSessions.get().has(t)
+}
+
+export async function createProcessSession(plan: SessionPlan): Promise<TestSession> {
+  const { options } = plan
+  const settings = processSettings(options.process)
+  const extensionPaths = extensionFiles(plan)
+  const packages = packageDirs(plan.root, settings.packages)
+  const dirs = await worldFor(plan, options)
+  const stack = new DisposerStack()
+  stack.defer(() => releaseSessionDirs(dirs))
+  const scope: SessionScope = { home: dirs.home, cwd: dirs.cwd }
+  const cwd = dirs.cwd
+  return runInSession(scope, async () => {
+    try {
+      const problems = new Problems()
+      const recorder = new Recorder(new SessionRecords(), (error) => plan.propagateErrors && problems.report(handlerThrew(error)))
+      const activity = new SessionActivity(recorder.records)
+      // The mocks that run in the harness (dialog answers, tool mocks) run in the file's isolation, as in process.
+      stack.defer((await enterIsolation()).leave)
+      let pi: PiChild | undefined
+      const abortRun = () => void pi?.rpc.request({ type: 'abort' }).catch(() => {})
+      const mocks = openMocks({ ...plan, mockTools: options.mockTools, mockUI: options.mockUI }, { scope, recorder, report: (error) => problems.report(error), abortRun, defer: (disposer) => stack.defer(disposer), cwd: () => cwd })
+      const calls = new ToolCallWatch()
+      const playbook = new Playbook({
+        model: plan.model,
+        onRequest: ({ step, context, by }) => recorder.modelRequest(step, context, false, { by }),
+        resultFor: (message) => recorder.resultRecord(message.toolCallId, message.toolName, message.content, message.isError, message.details),
+        callFor: (toolCallId) => recorder.callRecord(toolCallId),
+        onToolCall: (toolCallId, step) => recorder.callAsked(toolCallId, step),
+        abort: abortRun,
+        report: (error) => problems.report(error),
+        stillQueued: () => [],
+        ran: (toolCallId) => calls.ran.has(toolCallId),
+        timeline: () => timelineText(recorder.records, plainLine),
+      })
+      activity.playbook = playbook
+      if (packages.length > 0) listPackages(dirs.agentDir, packages)
+      const agentEnds = new Waiters()
+      const strayLines: string[] = []
+      const onRecord = (record: RpcRecord) => {
+        if (record.type === 'extension_ui_request') return void answerDialog(record, mocks, pi!, problems)
+        if (record.type === 'extension_error') {
+          return recorder.extensionError({ extensionPath: String(record.extensionPath), event: String(record.event), error: String(record.error) })
+        }
+        if (record.type === 'response') return
+        const event = record as unknown as AgentSessionEvent
+        if (event.type === 'tool_execution_end') recorder.decided(calls.decision(event.toolCallId, event.toolName, event.result as { content: ToolContent }))
+        recorder.event(event)
+        if (event.type === 'agent_end') agentEnds.wake()
+      }
+      pi = startPiChild({
+        cwd,
+        env: { ...homeVariables(dirs.home, dirs.agentDir), PI_OFFLINE: '1', PI_TELEMETRY: '0', PI_SKIP_VERSION_CHECK: '1', ...settings.env },
+        settings: { model: childModel(plan), mockedTools: mocks.mockedTools() },
+        args: childArgs(plan, extensionPaths, settings.argv),
+        onRecord,
+        onStrayLine: (line) => {
+          strayLines.push(line)
+          problems.report(new Error(`The pi process wrote to stdout outside the RPC protocol: ${JSON.stringify(line)}\nIn RPC mode stdout carries the protocol alone; an extension must log to stderr (console.error) or a file.`))
+        },
+        onMessage: (message, answer) => void answerChild(message, { playbook, mocks, calls }).then((value) => answer({ value }), (error: unknown) => answer({ error: messageOf(error) })),
+        onExit: (description) => problems.report(new Error(`The pi process ${description} while the session was alive.${describeStderr(pi!.stderr())}`)),
+      })
+      const child = pi
+      stack.defer(() => endChild(child))
+      await started(child, settings.startupTimeout)
+      problems.throwIfAny()
+
+      const settle = async () => {
+        for (;;) {
+          const { data } = await child.rpc.request({ type: 'get_state' })
+          if (!(data as { isStreaming: boolean }).isStreaming) return
+          await agentEnds.next(100)
+        }
+      }
+      const { inTurn, run, command } = turnRunner({ scope, records: recorder.records, playbook, problems, settle, stack, activity })
+      const bounded = <T>(doing: string, work: Promise<T>) => boundTurn(doing, work, settings.turnTimeout, child, activity)
+      const runTurn = (turn: Turn) => inTurn(turn, () => bounded(`when(${JSON.stringify(turn.prompt)})`, prompt(child, turn.prompt)))
+
+      const t = {
+        cwd,
+        home: dirs.home,
+        events: recorder.records,
+        playbook: playbookCounts(playbook),
+        run: (...turns: Turn[]) => run(runTurn, turns),
+        command: (name: string, args?: string, actions: readonly Action[] = []) => command((asked) => commandsOf(child, asked), runTurn, name, args, actions),
+        emit: (eventName) =>
+          Promise.reject(new Error(`emit(${JSON.stringify(eventName)}): Pi's RPC protocol has no command that fires an extension event; emit() works in process sessions only`)),
+        // Pi's life around a session, keys and turns an extension starts itself are driven in process only.
+        next: (turn: Turn) => inProcessOnly(`t.next(when(${JSON.stringify(turn?.prompt)}))`),
+        press: (key: string) => inProcessOnly(`press(${JSON.stringify(key)})`),
+        newSession: () => inProcessOnly('newSession()'),
+        resume: (path: string) => inProcessOnly(`resume(${JSON.stringify(path)})`),
+        fork: (entryId: string) => inProcessOnly(`fork(${JSON.stringify(entryId)})`),
+        navigate: (entryId: string) => inProcessOnly(`navigate(${JSON.stringify(entryId)})`),
+        reload: () => inProcessOnly('reload()'),
+        get instance() {
+          return recorder.records.instance
+        },
+        abort: () => {
+          if (!child.exited) void child.rpc.request({ type: 'clear_queue' }).then(() => child.rpc.request({ type: 'abort' })).catch(() => {})
+        },
+        firedEvents: [],
+        verify: () => problems.throwIfAny(),
+        pendingMocks: () => mocks.pending(),
+        saveSession: () => {
+          throw new Error('saveSession(): not available for a process session (Pi writes its own session file in the child); use an in-process session')
+        },
+        dispose: () => runInSession(scope, () => stack.dispose()),
+      } as Omit<TestSession, 'session'> as TestSession
+      // Not enumerable: printing the handle (a failed expectation) must not throw.
+      Object.defineProperty(t, 'session', {
+        get(): AgentSession {
+          throw new Error('t.session: a process session has no AgentSession in this process; Pi runs in the `pi` child. Read t.events, or use an in-process session.')
+        },
+      })
+      trackActivity(t, activity)
+      processSessions.get().add(t)
+      stack.defer(trackLive(t.dispose))
+      return t
+    } catch (error) {
+      return stack.unwind(error)
+    }
+  })
+}
+
+/** The `process` option as its parts, defaults applied. */
+function processSettings(option: boolean | ProcessOptions | undefined) {
+  const given = typeof option === 'object' ? option : {}
+  return {
+    argv: given.argv ?? [],
+    packages: given.packages ?? [],
+    env: given.env ?? {},
+    startupTimeout: given.startupTimeout ?? STARTUP_TIMEOUT_MS,
+    turnTimeout: given.turnTimeout ?? TURN_TIMEOUT_MS,
+  }
+}
+
+/** Extension files, resolved: a factory function cannot cross into another process. */
+function extensionFiles(plan: SessionPlan): string[] {
+  return (plan.options.extensions ?? []).map((entry, index) => {
+    if (typeof entry !== 'string') {
+      throw new TypeError(`createTestSession({ process: true }): extensions[${index}] is a factory function; a pi process loads extensions from files. Give its path instead.`)
+    }
+    return resolve(plan.root, entry)
+  })
+}
+
+/**
+ * The packages' directories, resolved, each checked against its manifest: Pi skips a listed extension
+ * that is not there without a word, so the test fails naming it instead.
+ */
+function packageDirs(root: string, packages: readonly string[]): string[] {
+  return packages.map((entry, index) => {
+    const dir = resolve(root, entry)
+    const where = `createTestSession({ process: { packages } }): packages[${index}] (${dir})`
+    let manifest: PackageJson
+    try {
+      manifest = readPackageJson(dir)
+    } catch (error) {
+      throw new Error(`${where}: ${messageOf(error)}`, { cause: error })
+    }
+    const missing = missingManifestEntries(manifest, dir)
+    if (missing.length > 0) {
+      const listed = missing.map(({ kind, path }) => `${kind} "${path}"`).join(', ')
+      throw new Error(`${where}: the pi manifest of ${manifest.name ?? 'the package'} lists ${listed}, which ${missing.length === 1 ? 'is' : 'are'} not in the package`)
+    }
+    return dir
+  })
+}
+
+/** Lists the packages in the session's own settings (its temp agent dir), where `pi install` records them. */
+function listPackages(agentDir: string, packages: readonly string[]): void {
+  mkdirSync(agentDir, { recursive: true })
+  writeFileSync(join(agentDir, 'settings.json'), `${JSON.stringify({ packages }, null, 2)}\n`)
+}
+
+function childModel({ model }: SessionPlan) {
+  const { id, name, api, provider, reasoning, input, contextWindow, maxTokens } = model
+  return { id, name, api, provider, reasoning, input: [...input], contextWindow, maxTokens }
+}
+
+/** The command line after `pi --mode rpc -e <harness>`: as a user would type it for the same session. */
+function childArgs(plan: SessionPlan, extensions: string[], argv: readonly string[]): string[] {
+  const { options, model } = plan
+  const args = ['--no-session', '--provider', model.provider, '--model', model.id]
+  for (const path of extensions) args.push('-e', path)
+  if (options.tools) args.push('--tools', options.tools.join(','))
+  if (options.systemPrompt !== undefined) args.push('--system-prompt', options.systemPrompt)
+  for (const [name, value] of Object.entries(options.flags ?? {})) {
+    if (value === true) args.push(`--${name}`)
+    else if (value !== false) args.push(`--${name}`, value)
+  }
+  return [...args, ...argv]
+}
+
+/** Started once Pi answers its first command: extensions loaded, `session_start` fired. Bounded and named. */
+async function started(child: PiChild, timeoutMs: number): Promise<void> {
+  let answered: unknown
+  try {
+    answered = await within(child.rpc.request({ type: 'get_state' }), timeoutMs)
+  } catch (error) {
+    throw new Error(`createTestSession({ process: true }): the pi process did not start: ${messageOf(error)}`, { cause: error })
+  }
+  if (answered === undefined) {
+    throw new Error(`createTestSession({ process: true }): the pi process did not answer within ${timeoutMs} ms of starting (process.startupTimeout).${describeStderr(child.stderr())}`)
+  }
+}
+
+/** The commands Pi lists over RPC: extensions' commands, prompt templates and skills, as `/name` runs them. */
+async function commandsOf(child: PiChild, name: string): Promise<{ registered: boolean; known: string[] }> {
+  const { data } = await child.rpc.request({ type: 'get_commands' })
+  const commands = (data as { commands: { name: string; source?: string }[] }).commands
+  const known = commands.filter((command) => command.source === undefined || command.source === 'extension').map((command) => command.name)
+  return { registered: commands.some((command) => command.name === name), known }
+}
+
+async function prompt(child: PiChild, message: string): Promise<void> {
+  await child.rpc.request({ type: 'prompt', message })
+}
+
+async function boundTurn<T>(doing: string, work: Promise<T>, timeoutMs: number, child: PiChild, activity: SessionActivity): Promise<T> {
+  const done = await within(work, timeoutMs)
+  if (done) return done.value
+  throw new Error(
+    `${activity.describe() ?? doing}: the pi process did not finish the turn within ${timeoutMs} ms (process.turnTimeout).${describeStderr(child.stderr())}`,
+  )
+}
+
+/** Ends the child, bounded: Pi's own shutdown first (session_shutdown), then the group. Nothing survives. */
+async function endChild(child: PiChild): Promise<void> {
+  const { stray, exitedInTime } = await child.end(SHUTDOWN_GRACE_MS)
+  if (stray.length > 0) throw new Error(`dispose(): processes of the pi child survived SIGKILL: ${stray.join(', ')}`)
+  if (!exitedInTime) {
+    throw new Error(`dispose(): the pi process did not shut down within ${SHUTDOWN_GRACE_MS} ms of its stdin closing; its process group was killed.${describeStderr(child.stderr())}`)
+  }
+}
+
+/** What the child's harness extension asks: the model's answer, a mocked tool's result, a call's progress. */
+async function answerChild(message: ChildMessage, { playbook, mocks, calls }: { playbook: Playbook; mocks: SessionMocks; calls: ToolCallWatch }): Promise<unknown> {
+  switch (message.kind) {
+    case 'model': {
+      const controller = new AbortController()
+      calls.modelRequests.set(message.id, controller)
+      try {
+        return await playbook.answer(providerRequest(message.context), controller.signal).result()
+      } finally {
+        calls.modelRequests.delete(message.id)
+      }
+    }
+    case 'abort-model':
+      return void calls.modelRequests.get(message.id)?.abort()
+    case 'tool':
+      return mocks.answerTool(message.toolName, message.toolCallId, message.params, undefined)
+    case 'tool-called':
+      return void calls.called.add(message.toolCallId)
+    case 'tool-ran':
+      return void calls.ran.add(message.toolCallId)
+    default:
+      return undefined
+  }
+}
+
+/**
+ * Which calls passed their `tool_call` hooks, from what the harness extension (loaded first) saw: a call its
+ * `tool_call` handler saw whose tool never ran (no `tool_result`) was blocked, with Pi's reason as the result.
+ */
+class ToolCallWatch {
+  readonly called = new Set<string>()
+  readonly ran = new Set<string>()
+  readonly modelRequests = new Map<number, AbortController>()
+
+  decision(toolCallId: string, toolName: string, result: { content: ToolContent }) {
+    const blocked = this.called.has(toolCallId) && !this.ran.has(toolCallId)
+    return blocked ? { toolCallId, toolName, blocked, reason: textOf(result.content ?? []) } : { toolCallId, toolName, blocked }
+  }
+}
+
+/** Resolves waiters on the next agent_end, or after `ms` at most (a state poll follows either way). */
+class Waiters {
+  #waiting: (() => void)[] = []
+  wake(): void {
+    for (const resolve of this.#waiting.splice(0)) resolve()
+  }
+  next(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      this.#waiting.push(() => {
+        clearTimeout(timer)
+        resolve()
+      })
+    })
+  }
+}
+
+/** A dialog or UI call of an extension in the child, answered and recorded by the session's mock UI. */
+async function answerDialog(request: RpcRecord, mocks: SessionMocks, child: PiChild, problems: Problems): Promise<void> {
+  const { ui } = mocks
+  const id = request.id
+  const opts = typeof request.timeout === 'number' ? { timeout: request.timeout } : undefined
+  const reply = (fields: Record<string, unknown>) => child.rpc.send({ type: 'extension_ui_response', id, ...fields })
+  const str = (key: string) => request[key] as string
+  try {
+    switch (request.method) {
+      case 'confirm':
+        return reply({ confirmed: await ui.confirm(str('title'), str('message'), opts) })
+      case 'select': {
+        const value = await ui.select(str('title'), request.options as string[], opts)
+        return reply(value === undefined ? { cancelled: true } : { value })
+      }
+      case 'input': {
+        const value = await ui.input(str('title'), str('placeholder'), opts)
+        return reply(value === undefined ? { cancelled: true } : { value })
+      }
+      case 'editor': {
+        const value = await ui.editor(str('title'), str('prefill'))
+        return reply(value === undefined ? { cancelled: true } : { value })
+      }
+      case 'notify':
+        return ui.notify(str('message'), request.notifyType as 'info' | undefined)
+      case 'setStatus':
+        return ui.setStatus(str('statusKey'), request.statusText as string | undefined)
+      case 'setWidget':
+        return ui.setWidget(str('widgetKey'), request.widgetLines as string[] | undefined, request.widgetPlacement === undefined ? undefined : { placement: request.widgetPlacement as 'aboveEditor' })
+      case 'setTitle':
+        return ui.setTitle(str('title'))
+      case 'set_editor_text':
+        return ui.setEditorText(str('text'))
+      default:
+        problems.report(new Error(`The pi process sent an extension UI request of an unknown method ${describeReceived(request.method)}`))
+    }
+  } catch (error) {
+    // The mock UI reported its problem (strict, out of answers); Pi's dialog must not wait forever for it.
+    if (['confirm', 'select', 'input', 'editor'].includes(String(request.method))) reply({ cancelled: true })
+    if (!(error instanceof Error)) problems.report(new Error(messageOf(error)))
+  }
+}
+
+/** What a process session cannot do: the test fails naming the call, and where it works. */
+function inProcessOnly(what: string): Promise<never> {
+  return Promise.reject(new Error(`${what}: not available for a process session (Pi runs in the \`pi\` child, driven over RPC); it works in process sessions only`))
+}

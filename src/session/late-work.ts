@@ -1,0 +1,97 @@
+// Code of a session that still runs after the session ended (a timer, a model call, a dialog): reported
+// once, naming the session, its test and the extension, to whoever still listens: the session's problems
+// while its test can still fail, else the file's list, which the file's end throws. Never left to surface
+// as Pi's "ctx is stale" error, an unhandled error that Vitest blames on whichever test runs then.
+import { extensionOnStack } from '../pi/index.js'
+import { asError, messageOf } from '../shared/errors.js'
+import { processSlot } from '../shared/global-slot.js'
+import type { SessionScope } from '../shared/session-context.js'
+import type { Problems } from './problems.js'
+
+interface LateWatch {
+  /** `session 1 of test "x" (extensions: ./a.ts)`: who the session is, in every message. */
+  name: string
+  problems: Problems
+  /** The session's extensions, to name the one on a stack. */
+  extensionPaths: () => readonly string[]
+  /** Whether a test still checks `problems` after the session ended; when not, late work goes to the file. */
+  watched: boolean
+  /** The late work reported, once. */
+  late?: Error
+}
+
+const watches = processSlot('late-work', () => new WeakMap<object, LateWatch>())
+const fileProblems = processSlot('late-work-file', () => [] as Error[])
+
+/** Starts watching `scope`'s session for work after its end. */
+export function watchLateWork(scope: SessionScope, watch: { name: string; problems: Problems; extensionPaths: () => readonly string[] }): void {
+  watches.get().set(scope, { ...watch, watched: false })
+}
+
+/** `t` is the handle of `scope`'s session: nameSession and closeLateWork find it by the handle. */
+export function linkLateWork(t: object, scope: SessionScope): void {
+  const state = watches.get().get(scope)
+  if (state !== undefined) watches.get().set(t, state)
+}
+
+/**
+ * Names the session `t` in messages about its late work, and says whether a test checks its problems
+ * after it ends (until closeLateWork), rather than the file.
+ */
+export function nameSession(t: object, name: string, watched: boolean): void {
+  const state = watches.get().get(t)
+  if (state === undefined) return
+  state.name = name
+  state.watched = watched
+}
+
+/** How messages name `scope`'s session: `session 1 of test "x" (extensions: ./a.ts)`. */
+export function sessionName(scope: SessionScope): string {
+  return watches.get().get(scope)?.name ?? 'a test session'
+}
+
+/**
+ * The session's test no longer checks it: work of it that still runs is the file's to report. Returns the
+ * late work reported to the test that its checks have not thrown yet (it ran while the session was ending).
+ */
+export function closeLateWork(t: object): Error | undefined {
+  const state = watches.get().get(t)
+  if (state === undefined) return undefined
+  state.watched = false
+  return state.late !== undefined && state.problems.withdraw(state.late) ? state.late : undefined
+}
+
+/** Marks the session ended; returns the message Pi throws, instead of its "ctx is stale", when its code still uses pi or ctx. */
+export function endLateWork(scope: SessionScope): string {
+  const state = watches.get().get(scope)
+  scope.ended = (what, error, stack) => reportLateWork(scope, what, error, stack)
+  return `${state?.name ?? 'The test session'} has ended: an extension still used its pi or ctx. Stop timers and other work in a session_shutdown handler, or await it before the test ends`
+}
+
+/**
+ * Reports that `what` (`a timer`, `a model call to p/m`, `dialog confirm("x")`) of `scope`'s ended session
+ * ran, and how it ended (`error`, when it threw); returns the Error reported (the first only is reported).
+ */
+function reportLateWork(scope: SessionScope, what: string, error?: unknown, stack?: string): Error {
+  const state = watches.get().get(scope)
+  const where = stack ?? (error instanceof Error ? error.stack : undefined) ?? new Error().stack
+  const extension = state && extensionOnStack(where, state.extensionPaths())
+  const name = sessionName(scope)
+  const outcome = error === undefined ? '' : messageOf(error).startsWith(name) ? ', and used its pi or ctx, which Pi refuses after the end' : `, and threw: ${messageOf(error)}`
+  const late = new Error(
+    `${what}${extension === undefined ? '' : ` of ${extension}`} ran after ${name} ended${outcome}. Stop it in a session_shutdown handler, or await it before the test ends.`,
+    error === undefined ? undefined : { cause: asError(error) },
+  )
+  if (state === undefined || state.late !== undefined) return late
+  state.late = late
+  if (state.watched) state.problems.report(late)
+  else fileProblems.get().push(late)
+  return late
+}
+
+/** Throws what sessions of this file did after their tests ended; the file's end calls it. */
+export function throwFileLateWork(): void {
+  const found = fileProblems.get().splice(0)
+  if (found.length === 1) throw found[0]
+  if (found.length > 1) throw new Error(found.map((e) => e.message).join('\n\n'), { cause: found })
+}
