@@ -21,6 +21,7 @@ export {
   responds,
   fails,
   aborts,
+  waitsFor,
   forExtension,
   when,
   replay,

@@ -1,6 +1,6 @@
 // The harness, independent of Vitest.
 export { createTestSession, type TestSession, type TestSessionOptions } from './test-session.js'
-export { calls, says, thinks, parallel, responds, fails, aborts, forExtension, when, type Action, type Turn, type ToolCallAction, type ToolParams } from './model/script.js'
+export { calls, says, thinks, parallel, responds, fails, aborts, waitsFor, forExtension, when, type Action, type Turn, type ToolCallAction, type ToolParams } from './model/script.js'
 export { TIMEOUT, type MockUIOptions, type DialogScript } from './mocks/ui.js'
 export type { CustomKeys, KeyInput } from './mocks/keys.js'
 export type { MockToolHandler, MockToolResult } from './mocks/tools.js'

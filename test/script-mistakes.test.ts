@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { aborts, calls, createTestSession, forExtension, parallel, responds, says, when, type Action, type TestSession } from '../src/index.js'
 
-const ACTIONS = 'calls(...), says(...), thinks(...), parallel(...), responds(...), fails(...), aborts(), forExtension(...)'
+const ACTIONS = 'calls(...), says(...), thinks(...), parallel(...), responds(...), fails(...), aborts(), waitsFor(...), forExtension(...)'
 
 describe('a playbook entry that is not an action', () => {
   it.each([

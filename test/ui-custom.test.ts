@@ -175,6 +175,33 @@ describe('custom() components', () => {
     await expect(t.command('pick')).rejects.toThrow('mockUI.custom.keys[0]: "dwon" is not a key. Use a pi-tui key id')
   })
 
+  it('an array is a queue: each custom() call takes the next script, keys or a value', async () => {
+    const yes = (_tui: unknown, _theme: unknown, _kb: unknown, done: (v: unknown) => void) => ({
+      render: () => ['Allow? (enter)'],
+      invalidate() {},
+      handleInput: (data: string) => matchesKey(data, 'enter') && done('allowed'),
+    })
+    await session(yes as never, [{ keys: ['enter'] }, 'from the queue', () => ['a list', 'as the answer']])
+    await t!.command('pick')
+    await t!.command('pick')
+    await t!.command('pick')
+    expect(picked()).toEqual(['picked: "allowed"', 'picked: "from the queue"', 'picked: ["a list","as the answer"]'])
+    expect(t!.events.uiCallsFor('custom').map((call) => call.frames !== undefined)).toEqual([true, false, false])
+    await expect(t!.command('pick')).rejects.toThrow('mockUI.custom ran out of answers: custom() is call 4, the queue has 3')
+  })
+
+  it('keys that are not an array are refused, naming the option', async () => {
+    const bare = { extensions: [picker(() => ({ render: () => [], invalidate() {} }))] }
+    await expect(createTestSession({ ...bare, mockUI: { custom: { keys: 'down' } as never } })).rejects.toThrow(
+      'createTestSession: option "mockUI.custom.keys" must be an array of keys, got "down"',
+    )
+    await expect(createTestSession({ ...bare, mockUI: { custom: ['x', { keys: 'down' }] as never } })).rejects.toThrow(
+      'createTestSession: option "mockUI.custom[1].keys" must be an array of keys, got "down"',
+    )
+    t = await createTestSession({ ...bare, mocks: { ui: { responses: { custom: { keys: 'down' } } } } })
+    await expect(t.command('pick')).rejects.toThrow('mockUI.custom.keys must be an array of keys (["down", "enter"]), got "down"')
+  })
+
   it("the mock spec's ui block drives a component too", async () => {
     t = await createTestSession({ extensions: [QUESTION], mocks: { ui: { responses: { custom: { keys: ['down', 'enter'] } } } } })
     await t.run(when('set up the app', [asks, says('SQLite.')]))

@@ -1,6 +1,7 @@
 // What the network guard lets through (loopback) and how it refuses the rest, shared by every patch.
 import net from 'node:net'
 import { globalSlot } from '../shared/global-slot.js'
+import { realSetImmediate } from '../shared/real-timers.js'
 
 export type Method = (this: unknown, ...args: unknown[]) => unknown
 
@@ -46,5 +47,5 @@ export function refuse(target: string, fields: Record<string, unknown> = {}): Er
 
 /** Runs `fail` after I/O, like a real network failure, so the caller has attached its listeners by then. */
 export function failLater(fail: () => void): void {
-  setImmediate(fail)
+  realSetImmediate(fail)
 }

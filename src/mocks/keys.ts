@@ -15,11 +15,12 @@ export interface CustomKeys {
 
 const SCRIPT_FIELDS = new Set(['keys', 'columns', 'rows'])
 
-/** `{ keys: [...] }` (with `columns`, `rows`): any other value is what custom() resolves with, as before. */
+/**
+ * `{ keys }` (with `columns`, `rows`): a script that runs the component, whatever `keys` holds (checked where
+ * it is used: `{ keys: 'down' }` is a mistake, not an answer). Any other value is what custom() resolves with.
+ */
 export function isCustomKeys(value: unknown): value is CustomKeys {
-  return (
-    typeof value === 'object' && value !== null && Array.isArray((value as CustomKeys).keys) && Object.keys(value).every((key) => SCRIPT_FIELDS.has(key))
-  )
+  return typeof value === 'object' && value !== null && 'keys' in value && Object.keys(value).every((key) => SCRIPT_FIELDS.has(key))
 }
 
 const NAMED: Record<string, string> = {
@@ -76,6 +77,8 @@ function encodeKey(id: string): string | undefined {
     const base = encodeKey(key)
     return base === undefined ? undefined : `\x1b${base}`
   }
+  // No legacy bytes tell ctrl+shift+u from ctrl+u: the Kitty keyboard protocol's CSI u, which pi-tui reads too.
+  if ([...key].length === 1) return `\x1b[${key.codePointAt(0)};${1 + parts.reduce((sum, m) => sum + MODIFIER_BITS[m]!, 0)}u`
   return undefined
 }
 
@@ -89,7 +92,7 @@ export function keystrokes(input: KeyInput, where: string): string[] {
   if (bytes !== undefined) return [bytes]
   throw new Error(
     `${where}: ${JSON.stringify(input)} is not a key. Use a pi-tui key id (${Object.keys(NAMED).slice(0, 14).join(', ')}, f1…f12, ` +
-      `a character, ctrl+<letter>, alt+<key>, shift+tab, ctrl/alt/shift+<arrow|home|end>), or { text: ${JSON.stringify(String(input))} } to type text`,
+      `a character, ctrl+<letter>, alt+<key>, shift+tab, ctrl/alt/shift+<arrow|home|end>, ctrl+shift+<character>), or { text: ${JSON.stringify(String(input))} } to type text`,
   )
 }
 

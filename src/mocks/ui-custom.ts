@@ -3,15 +3,16 @@
 // Widget factories (ctx.ui.setWidget(key, (tui, theme) => component)) render on the same kind of screen.
 import { openScreen, screenNow, type ComponentScreen, type Frame, type MountOptions } from '../pi/index.js'
 import type { CustomFrame, UICallRecord } from '../records/records.js'
-import { messageOf } from '../shared/errors.js'
+import { describeReceived, messageOf } from '../shared/errors.js'
 import { describeKey, keystrokes, type CustomKeys, type KeyInput } from './keys.js'
+import { nextMacrotask } from '../shared/real-timers.js'
 
 type Factory = (tui: unknown, theme: unknown, keybindings: unknown, done: (result: unknown) => void) => unknown
 type Mounted = Parameters<ComponentScreen['mount']>[0] & { dispose?(): void }
 
 // After the last key, done() may still come from the component's own promise work (not from a timer).
 const SETTLE_TURNS = 10
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+const nextTurn = nextMacrotask
 
 /**
  * Runs `factory` as Pi's interactive mode does, feeds it `script.keys`, and resolves with what the component
@@ -25,10 +26,13 @@ export async function driveCustom(
   script: CustomKeys,
   call: UICallRecord,
   report: (error: Error) => void,
+  path = 'mockUI.custom',
 ): Promise<unknown> {
   let presses: { key: KeyInput; bytes: string[] }[]
   try {
-    presses = script.keys.map((key, index) => ({ key, bytes: keystrokes(key, `mockUI.custom.keys[${index}]`) }))
+    const keys: unknown = script.keys
+    if (!Array.isArray(keys)) throw new TypeError(`${path}.keys must be an array of keys (["down", "enter"]), got ${describeReceived(keys)}`)
+    presses = script.keys.map((key, index) => ({ key, bytes: keystrokes(key, `${path}.keys[${index}]`) }))
   } catch (error) {
     report(error as Error)
     throw error

@@ -5,6 +5,7 @@ import type { UICallRecord, WidgetRecord } from '../records/records.js'
 import type { UiMock } from './spec/types.js'
 import { isCustomKeys } from './keys.js'
 import { driveCustom, renderWidget } from './ui-custom.js'
+import { nextMacrotask } from '../shared/real-timers.js'
 
 /** An answer meaning "the user let the dialog time out"; the dialog must have a `timeout` option. */
 export const TIMEOUT: unique symbol = Symbol.for('vitest-environment-pi:dialog-timeout')
@@ -25,8 +26,9 @@ export interface MockUIOptions {
   editor?: DialogScript<string | undefined, [title: string, prefill: string | undefined]>
   /**
    * `{ keys: ['down', 'enter'] }` (with `columns`, `rows`; default 80 × 24) runs the component factory with Pi's
-   * TUI and feeds it the keys: its done() answers. Any other value is what `ctx.ui.custom()` resolves with,
-   * without running the factory; a function gets the factory and returns the answer.
+   * TUI and feeds it the keys: its done() answers. A function gets the factory and returns the answer. An array
+   * is a queue, one script per call, in order. Any other value is what `ctx.ui.custom()` resolves with, without
+   * running the factory (an array meant as the answer: `() => [...]`).
    */
   custom?: unknown
   /** An unscripted dialog is an error instead of being dismissed. */
@@ -73,7 +75,7 @@ export interface MockUI {
 export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks, defaults: DialogDefaults = {}): ExtensionUIContext {
   const script: MockUIOptions = options === false ? {} : options
   const headless = options === false
-  const queues = new Map<DialogMethod, number>()
+  const queues = new Map<DialogMethod | 'custom', number>()
   let editorText = script.editorText ?? ''
   let toolsExpanded = false
   let editorComponent: Parameters<ExtensionUIContext['setEditorComponent']>[0]
@@ -88,6 +90,15 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks,
     const error = new Error(message)
     hooks.problem(error)
     throw error
+  }
+
+  /** The script for the next custom() call, and where it is in the options (`mockUI.custom[1]`). */
+  const nextCustom = (): [unknown, string] => {
+    if (!Array.isArray(script.custom)) return [script.custom, 'mockUI.custom']
+    const used = queues.get('custom') ?? 0
+    if (used >= script.custom.length) fail(`mockUI.custom ran out of answers: custom() is call ${used + 1}, the queue has ${script.custom.length}`)
+    queues.set('custom', used + 1)
+    return [script.custom[used], `mockUI.custom[${used}]`]
   }
 
   async function dialog<T>(method: DialogMethod, args: unknown[], opts: ExtensionUIDialogOptions | undefined): Promise<T> {
@@ -110,7 +121,7 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks,
       return settle(DISMISSED[method])
     }
     // A person answers on a later event, after Pi has finished what it was doing (e.g. ending a run).
-    await new Promise((resolve) => setImmediate(resolve))
+    await nextMacrotask()
     let answer: unknown
     if (Array.isArray(configured)) {
       const used = queues.get(method) ?? 0
@@ -142,9 +153,11 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks,
     async custom(factory, customOptions) {
       const call = record('custom', [factory, customOptions])
       let value: unknown
-      if (headless) value = undefined
-      else if (isCustomKeys(script.custom)) value = await driveCustom(factory as never, customOptions, script.custom, call, hooks.problem)
-      else value = typeof script.custom === 'function' ? await (script.custom as (f: unknown) => unknown)(factory) : script.custom
+      if (!headless) {
+        const [answer, path] = nextCustom()
+        if (isCustomKeys(answer)) value = await driveCustom(factory as never, customOptions, answer, call, hooks.problem, path)
+        else value = typeof answer === 'function' ? await (answer as (f: unknown) => unknown)(factory) : answer
+      }
       call.returnValue = value
       return value as never
     },

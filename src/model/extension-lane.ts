@@ -57,13 +57,19 @@ export class ExtensionLane {
 /** `extension ./commit.ts asked the model: system "You write…", last user message "Write a commit…"` */
 export function describeExtensionRequest({ context, extensionPath }: ExtensionRequest): string {
   const who = extensionPath === undefined ? 'an extension (the call stack names none of the loaded files)' : `extension ${extensionPath}`
-  const last = [...context.messages].reverse().find((message) => message.role === 'user')
-  const text = last === undefined ? undefined : typeof last.content === 'string' ? last.content : last.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join(' ')
+  const text = lastUserText(context)
   const parts = [
     ...(context.systemPrompt ? [`system prompt ${clip(context.systemPrompt)}`] : []),
     text === undefined ? `${context.messages.length} message(s), none from the user` : `last user message ${clip(text)}`,
   ]
   return `${who} asked the model itself (not through the agent loop): ${parts.join(', ')}`
+}
+
+/** The text of the request's last user message (images as `[image]`), or undefined when it has none. */
+export function lastUserText(context: Context): string | undefined {
+  const last = [...context.messages].reverse().find((message) => message.role === 'user')
+  if (last === undefined) return undefined
+  return typeof last.content === 'string' ? last.content : last.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join(' ')
 }
 
 const clip = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text)

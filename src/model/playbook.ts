@@ -3,10 +3,11 @@ import { createMessageStream } from '../pi/index.js'
 import type { AssistantMessage, AssistantMessageEventStream, Context, Model, ToolResultMessage } from '../pi/types.js'
 import { assistantMessage, writeMessage } from './stream.js'
 import type { ToolCallRecord, ToolResultRecord } from '../records/records.js'
-import { asError, describeReceived, messageOf } from '../shared/errors.js'
-import { describeExtensionRequest, ExtensionLane, type ExtensionRequest } from './extension-lane.js'
-import { when, type ExtensionAnswersAction, type ToolCallAction, type Turn } from './script.js'
-import { abortsAt, describeStep, responseFor, stepsOf, type Step } from './steps.js'
+import { asError, messageOf } from '../shared/errors.js'
+import { unexpectedStart, unscriptedTurn, UpcomingTurns } from './upcoming-turns.js'
+import { describeExtensionRequest, ExtensionLane, lastUserText, type ExtensionRequest } from './extension-lane.js'
+import { checkedTurn, type ExtensionAnswersAction, type ToolCallAction, type Turn } from './script.js'
+import { abortsAt, describeStep, responseFor, stepsOf, waitForStep, type Step } from './steps.js'
 
 export interface PlaybookRequest {
   step: number
@@ -65,17 +66,20 @@ export class Playbook {
   private readonly extensions = new ExtensionLane()
   /** Problems found while serving (exhaustion, a failing callback), reported when the turn ends. */
   private problem: Error | undefined
+  /** Turns scripted for extensions to start on their own (`t.next`), in the order they will start. */
+  readonly upcoming = new UpcomingTurns()
   /** The test called t.abort() during the running turn. */
   private aborted = false
 
-  constructor(private readonly hooks: PlaybookHooks) {}
+  /** `stillQueued` follows the session's instance (/new, /resume and /fork replace it). */
+  constructor(readonly hooks: PlaybookHooks) {}
 
   get consumed(): number {
     return this.served + this.extensions.consumed
   }
 
   get remaining(): number {
-    return this.total - this.served + this.extensions.size - this.extensions.used
+    return this.total - this.served + this.extensions.size - this.extensions.used + this.upcoming.steps
   }
 
   /** Where the script is: the running turn and the last step it served (`turn 1 ("hi"), playbook step 2`). */
@@ -86,17 +90,16 @@ export class Playbook {
     return `turn ${turn.index} (${JSON.stringify(turn.prompt)}), ${step}`
   }
 
+  /** The step whose answer a waitsFor(...) holds now, if one does. */
+  waiting: number | undefined
+
   /** The step Pi asked for while a `calls(...).then` callback still runs, if one does. */
   get asking(): number | undefined {
     return this.answering
   }
 
   begin(turn: Turn): void {
-    if (typeof turn !== 'object' || turn === null || Array.isArray(turn)) {
-      throw new TypeError(`run(...turns): a turn is when(prompt, [...]), got ${describeReceived(turn)}`)
-    }
-    // A turn written by hand gets the checks when() makes.
-    const { prompt, actions } = when(turn.prompt, turn.actions)
+    const { prompt, actions } = checkedTurn(turn, 'run(...turns)')
     const forExtensions = actions.filter((action): action is ExtensionAnswersAction => action.kind === 'extension')
     const steps = stepsOf(actions.filter((action) => action.kind !== 'extension'))
     this.extensions.load(forExtensions)
@@ -178,9 +181,11 @@ export class Playbook {
   }
 
   private async serve(context: Context, signal: AbortSignal | undefined): Promise<AssistantMessage> {
-    const turn = this.turn
     const stepNumber = this.served + 1
+    const [turn, mismatch] = this.turn ? [this.turn] : this.startUpcoming(context, stepNumber)
     this.hooks.onRequest({ step: stepNumber, context, by: 'agent' })
+    if (!turn) return assistantMessage(this.hooks.model, [], 'error', 'Unscripted model request: no turn is scripted for a turn an extension started')
+    if (mismatch) throw mismatch
     this.answering = stepNumber
     try {
       await this.runResultCallbacks(context)
@@ -188,10 +193,11 @@ export class Playbook {
       this.answering = undefined
     }
     if (signal?.aborted) return assistantMessage(this.hooks.model, [], 'aborted', 'Request was aborted')
-    if (!turn || turn.next >= turn.steps.length) throw this.exhausted(turn, stepNumber)
+    if (turn.next >= turn.steps.length) throw this.exhausted(turn, stepNumber)
     const step = turn.steps[turn.next++]!
     this.served++
     this.lastServed = { number: stepNumber, step }
+    if (await this.held(step, stepNumber, signal)) return assistantMessage(this.hooks.model, [], 'aborted', 'Request was aborted')
     // Esc while the model answers: Pi aborts the run's signal, and the provider reports `aborted`.
     if (abortsAt(step)) this.hooks.abort()
     return responseFor(step, {
@@ -215,16 +221,21 @@ export class Playbook {
     const taken = aborted ? undefined : this.extensions.take()
     const number = taken?.number ?? this.extensions.consumed + 1
     this.hooks.onRequest({ step: number, context: request.context, by: 'extension', ...(request.extensionPath === undefined ? {} : { extensionPath: request.extensionPath }) })
-    let message: AssistantMessage
-    try {
-      if (aborted) message = assistantMessage(model, [], 'aborted', 'Request was aborted')
-      else if (!taken) throw this.unscripted(request)
-      else message = responseFor(taken.step, { model, idPrefix: `ext_${number}`, where: `Extension call ${number}`, onCall: () => {} })
-    } catch (error) {
-      this.hooks.report(asError(error))
-      message = assistantMessage(model, [], 'error', messageOf(error).split('\n')[0])
+    const answer = async (): Promise<AssistantMessage> => {
+      if (!taken) throw this.unscripted(request)
+      // A waitsFor(...) holds the answer; an abort meanwhile ends it `aborted`.
+      if (await this.held(taken.step, number, request.signal)) return assistantMessage(model, [], 'aborted', 'Request was aborted')
+      return responseFor(taken.step, { model, idPrefix: `ext_${number}`, where: `Extension call ${number}`, onCall: () => {} })
     }
-    writeMessage(stream, message)
+    if (aborted) writeMessage(stream, assistantMessage(model, [], 'aborted', 'Request was aborted'))
+    else
+      void answer().then(
+        (message) => writeMessage(stream, message),
+        (error: unknown) => {
+          this.hooks.report(asError(error))
+          writeMessage(stream, assistantMessage(model, [], 'error', messageOf(error).split('\n')[0]))
+        },
+      )
     return stream
   }
 
@@ -242,18 +253,42 @@ export class Playbook {
     )
   }
 
-  private exhausted(turn: ActiveTurn | undefined, stepNumber: number): Error {
-    const where = turn
-      ? `turn ${turn.index} (${JSON.stringify(turn.prompt)}) has only ${turn.steps.length} step(s)`
-      : 'no turn is running (an extension started one on its own)'
+  /**
+   * A model request while no turn runs: an extension started one on its own. The next turn scripted with
+   * later() takes it; without one, the request fails the test (reported) and gets a provider error.
+   */
+  private startUpcoming(context: Context, stepNumber: number): [ActiveTurn | undefined, Error?] {
+    const first = lastUserText(context) ?? ''
+    const upcoming = this.upcoming.take()
+    if (!upcoming) {
+      this.hooks.report(unscriptedTurn(++this.turnCount, first, stepNumber))
+      return [undefined]
+    }
+    this.begin(upcoming.turn)
+    const turn = this.turn!
+    upcoming.started(turn.index)
+    return turn.prompt === first ? [turn] : [turn, unexpectedStart(turn.prompt, turn.index, first)]
+  }
+
+  private exhausted(turn: ActiveTurn, stepNumber: number): Error {
     return new Error(
       [
-        `Playbook exhausted: Pi asked the model for step ${stepNumber}, but ${where}.`,
+        `Playbook exhausted: Pi asked the model for step ${stepNumber}, but turn ${turn.index} (${JSON.stringify(turn.prompt)}) has only ${turn.steps.length} step(s).`,
         `  Last consumed: ${this.lastConsumedLine()}`,
         '  Remaining: none',
         'Pi asks the model again after every tool result: end the turn with says(...), or add the step Pi needed.',
       ].join('\n'),
     )
+  }
+
+  /** Waits for the step's waitsFor(...) actions; true when the request was aborted meanwhile. */
+  private async held(step: Step, stepNumber: number, signal: AbortSignal | undefined): Promise<boolean> {
+    this.waiting = stepNumber
+    try {
+      return await waitForStep(step, `Playbook step ${stepNumber}`, signal)
+    } finally {
+      this.waiting = undefined
+    }
   }
 
   private async runResultCallbacks(context: Context): Promise<void> {

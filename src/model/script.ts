@@ -51,8 +51,14 @@ export interface AbortAction {
   readonly kind: 'abort'
 }
 
+/** The model holds its answer (the action after this one) until `until()` settles: virtual time, a key, the test's go. */
+export interface WaitAction {
+  readonly kind: 'wait'
+  readonly until: () => PromiseLike<unknown>
+}
+
 /** A response step is one of these; a thinking block joins the action after it. */
-export type ResponseAction = ToolCallAction | SayAction | ThinkAction | ParallelAction | FailAction | RespondAction
+export type ResponseAction = ToolCallAction | SayAction | ThinkAction | ParallelAction | FailAction | RespondAction | WaitAction
 
 /** Answers for the model calls an extension makes itself (`complete(ctx.model, …)`), apart from the agent's. */
 export interface ExtensionAnswersAction {
@@ -60,7 +66,7 @@ export interface ExtensionAnswersAction {
   readonly actions: readonly ResponseAction[]
 }
 
-export type Action = ResponseAction | AbortAction | ExtensionAnswersAction
+export type Action = ResponseAction | AbortAction | WaitAction | ExtensionAnswersAction
 
 export interface Turn {
   readonly prompt: string
@@ -78,12 +84,12 @@ export function when(prompt: string, actions: readonly Action[] = []): Turn {
   return { prompt, actions }
 }
 
-const BUILDERS = ['calls', 'says', 'thinks', 'parallel', 'responds', 'fails', 'aborts', 'forExtension']
+const BUILDERS = ['calls', 'says', 'thinks', 'parallel', 'responds', 'fails', 'aborts', 'waitsFor', 'forExtension']
 // How each builder is called, as a message shows it: aborts() alone takes nothing.
 const callOf = (name: string) => (name === 'aborts' ? 'aborts()' : `${name}(...)`)
 const ACTIONS = BUILDERS.map(callOf).join(', ')
-const KINDS: readonly unknown[] = ['call', 'say', 'think', 'parallel', 'respond', 'fail', 'abort', 'extension']
-const RESPONSE_KINDS: readonly unknown[] = ['call', 'say', 'think', 'parallel', 'respond', 'fail']
+const KINDS: readonly unknown[] = ['call', 'say', 'think', 'parallel', 'respond', 'fail', 'abort', 'wait', 'extension']
+const RESPONSE_KINDS: readonly unknown[] = ['call', 'say', 'think', 'parallel', 'respond', 'fail', 'wait']
 const BLOCK_KINDS: readonly unknown[] = ['call', 'say', 'think', 'parallel', 'fail']
 
 const isAction = (value: unknown): value is Action =>
@@ -95,6 +101,14 @@ function notAnAction(value: unknown): string {
   if (typeof value === 'string') return `${text}: a reply is says(${JSON.stringify(value)})`
   if (typeof value === 'function' && BUILDERS.includes(value.name)) return `${text}: call it, ${callOf(value.name)}`
   return text
+}
+
+/** A turn written by hand gets the checks when() makes; `call` names the method for the message. */
+export function checkedTurn(turn: Turn, call: string): Turn {
+  if (typeof turn !== 'object' || turn === null || Array.isArray(turn)) {
+    throw new TypeError(`${call}: a turn is when(prompt, [...]), got ${describeReceived(turn)}`)
+  }
+  return when(turn.prompt, turn.actions)
 }
 
 /** The model calls a tool; `params` may be a function, resolved when the model is asked (late binding). */
@@ -170,6 +184,19 @@ export function aborts(): AbortAction {
 }
 
 /**
+ * The model holds the answer of the action after this one until `until` settles, as a slow model does: a
+ * promise the test resolves, or a function called when the model is asked (`() => sleep(5000)` under fake
+ * timers, `() => keyPressed`). An abort (t.abort(), a handler's ctx.abort()) meanwhile ends the step `aborted`.
+ */
+export function waitsFor(until: PromiseLike<unknown> | (() => PromiseLike<unknown>)): WaitAction {
+  if (typeof until === 'function') return { kind: 'wait', until }
+  if (typeof (until as PromiseLike<unknown> | null)?.then !== 'function') {
+    throw new TypeError(`waitsFor(until): until must be a promise or a function that returns one, got ${describeReceived(until)}`)
+  }
+  return { kind: 'wait', until: () => until }
+}
+
+/**
  * Answers for the model calls extensions make themselves (`complete(ctx.model, …)`, `ctx.modelRegistry.complete`),
  * in the order they ask; the agent's steps are not used for them, nor these for the agent.
  */
@@ -203,6 +230,8 @@ export function describeAction(action: Action): string {
       return `fails(${JSON.stringify(action.message)})`
     case 'abort':
       return 'aborts()'
+    case 'wait':
+      return 'waitsFor(...)'
     case 'extension':
       return `forExtension(${action.actions.map(describeAction).join(', ')})`
   }

@@ -15,7 +15,7 @@ export function stepsOf(actions: readonly Action[]): Step[] {
   let pending: Action[] = []
   for (const action of actions) {
     pending.push(action)
-    if (action.kind !== 'think') {
+    if (action.kind !== 'think' && action.kind !== 'wait') {
       steps.push({ actions: pending })
       pending = []
     }
@@ -25,6 +25,32 @@ export function stepsOf(actions: readonly Action[]): Step[] {
 }
 
 export const describeStep = (step: Step) => step.actions.map(describeAction).join(' + ')
+
+/** What the step waits for before the model answers, in order (waitsFor(...) actions). */
+export const waitsOf = (step: Step) => step.actions.flatMap((action) => (action.kind === 'wait' ? [action.until] : []))
+
+/**
+ * Waits for the step's waitsFor(...) actions in turn; true when `signal` aborted first. A rejection names
+ * `where` (`Playbook step 2`).
+ */
+export async function waitForStep(step: Step, where: string, signal: AbortSignal | undefined): Promise<boolean> {
+  for (const until of waitsOf(step)) {
+    const waited = Promise.resolve(until())
+    const aborted = await new Promise<boolean>((resolve, reject) => {
+      if (signal?.aborted) return resolve(true)
+      const onAbort = () => resolve(true)
+      signal?.addEventListener('abort', onAbort, { once: true })
+      waited
+        .then(
+          () => resolve(false),
+          (error: unknown) => reject(new Error(`${where}: waitsFor(...) rejected: ${messageOf(error)}`, { cause: error })),
+        )
+        .finally(() => signal?.removeEventListener('abort', onAbort))
+    })
+    if (aborted) return true
+  }
+  return false
+}
 
 /** Whether the user aborts (Esc) while the model answers this step. */
 export const abortsAt = (step: Step) => step.actions.some((action) => action.kind === 'abort')

@@ -12,6 +12,7 @@ import type { PiLineInfo } from './line.js'
 export type PiExports = Pick<
   typeof CodingAgent,
   | 'createAgentSession'
+  | 'createAgentSessionRuntime'
   | 'DefaultResourceLoader'
   | 'SettingsManager'
   | 'SessionManager'

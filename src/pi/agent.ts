@@ -6,6 +6,7 @@ import { messageOf } from '../shared/errors.js'
 import type { ScriptedModel } from './adapter.js'
 import { adapter } from './running-line.js'
 import { ensureScriptedApi } from './scripted-api.js'
+import { nextMacrotask, realSetTimeout } from '../shared/real-timers.js'
 
 export function replaceModel(session: AgentSession, model: ScriptedModel): void {
   adapter.replaceModel(session, model)
@@ -99,9 +100,9 @@ export function trackSettling(session: AgentSession): () => Promise<void> {
     for (;;) {
       await session.agent.waitForIdle()
       // Extension handlers run on Pi's event queue; a turn they trigger starts after a macrotask at most.
-      await new Promise((resolve) => setImmediate(resolve))
+      await nextMacrotask()
       if (!session.isStreaming && emitted === delivered) return
-      await new Promise((resolve) => setTimeout(resolve, 1))
+      await new Promise((resolve) => realSetTimeout(resolve, 1))
     }
   }
 }

@@ -27,4 +27,6 @@ export { answerExtensionModelCalls, type ExtensionModelCall } from './scripted-a
 export { askedByPi, extensionOnStack } from './caller.js'
 export { bindSession, emitShutdown, emitExtensionEvent, invalidateExtensions, type UIBinding } from './extensions.js'
 export { saveSessionFile, exportSessionPage } from './session-files.js'
+export { resolveShortcut, type RegisteredShortcut, type ShortcutPress } from './shortcuts.js'
+export { startNewSession, resumeSession, forkSession, navigateTree, reloadSession, type LifecycleResult } from './lifecycle.js'
 export { openScreen, preloadTui, screenNow, type ComponentScreen, type Frame, type MountOptions, type ScreenSize } from './tui.js'

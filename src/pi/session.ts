@@ -1,7 +1,17 @@
 // A real AgentSession for a test: settings on the session's own files, the other managers in memory, nothing
 // discovered from disk unless asked (and then only inside the session's home and cwd), the extensions handed
 // to Pi's loader as factories, and the model a scripted one that is never contacted.
-import type { AgentSession, DefaultResourceLoader, ExtensionFactory, SessionManager, ToolDefinition } from '@mariozechner/pi-coding-agent'
+import type {
+  AgentSession,
+  AgentSessionRuntime,
+  AgentSessionServices,
+  DefaultResourceLoader,
+  ExtensionFactory,
+  SessionManager,
+  SessionStartEvent,
+  SettingsManager,
+  ToolDefinition,
+} from '@mariozechner/pi-coding-agent'
 import type { Model } from '@mariozechner/pi-ai'
 import { existsSync } from 'node:fs'
 import { isAbsolute, join, relative } from 'node:path'
@@ -10,7 +20,7 @@ import { adapter, DISCOVER_NOTHING, PiResourceLoader } from './running-line.js'
 import { sessionSettings } from './settings.js'
 import { ensureScriptedApi, SCRIPTED_API } from './scripted-api.js'
 
-const { createAgentSession, SessionManager: Sessions, createSyntheticSourceInfo } = adapter.exports
+const { createAgentSession, createAgentSessionRuntime, SessionManager: Sessions, createSyntheticSourceInfo } = adapter.exports
 
 const SCRIPTED_PROVIDER = 'vitest-environment-pi'
 
@@ -33,6 +43,10 @@ export interface PiSessionOptions {
   agentDir: string
   /** Factories handed to Pi's loader, each with the path it came from (for errors and sourceInfo). */
   extensions: { factory: ExtensionFactory; path: string }[]
+  /** Pi loaded the extensions again (/reload, /new, /resume, /fork): a new instance of them begins. */
+  onReload?: () => void
+  /** The factories for each later instance of the session (/new, /resume, /fork): loaded again, as Pi loads them. */
+  reloadExtensions: () => Promise<{ factory: ExtensionFactory; path: string }[]>
   /** SDK tools, given the names the extensions registered (an SDK tool would replace theirs). */
   customToolsFor: (extensionTools: ReadonlySet<string>) => ToolDefinition[]
   tools?: string[]
@@ -55,6 +69,8 @@ export interface PiSessionOptions {
 }
 
 export interface PiSessionResult {
+  /** Pi's own runtime, which replaces the session on /new, /resume and /fork. */
+  runtime: AgentSessionRuntime
   session: AgentSession
   loadErrors: { path: string; error: string }[]
   extensionTools: ReadonlySet<string>
@@ -63,22 +79,66 @@ export interface PiSessionResult {
 // Pi's default active set; SDK tools would otherwise all start active.
 const DEFAULT_ACTIVE_TOOLS = ['read', 'bash', 'edit', 'write']
 
-/** A real AgentSession with every manager in memory and nothing discovered from disk. */
+/**
+ * A real AgentSession with every manager in memory and nothing discovered from disk, inside Pi's own session
+ * runtime: /new, /resume and /fork replace it as in Pi, each instance built by the same steps.
+ */
 export async function createPiSession(options: PiSessionOptions): Promise<PiSessionResult> {
   const model = options.model ?? SCRIPTED_MODEL
-  const settingsManager = sessionSettings(options.cwd, options.agentDir)
-  // Fresh dirs hold no models.json: no look on disk.
-  const modelsJson = join(options.agentDir, 'models.json')
-  const modelsPath = !options.freshDirs && existsSync(modelsJson) ? modelsJson : undefined
-  const modelServices = await adapter.modelServices(model, options.availableModels, options.withoutCredentials ?? [], modelsPath)
   const sessionManager = Sessions.inMemory(options.cwd)
+  // In memory, but a /new or /fork from it writes its file where Pi would: in the session's own agent dir.
+  const sessionDir = join(options.agentDir, 'sessions')
+  sessionManager.getSessionDir = () => sessionDir
   options.seed?.(sessionManager)
-  const paths = options.extensions.map((e) => e.path)
+  let first: Omit<PiSessionResult, 'runtime'> | undefined
+  const runtime = await createAgentSessionRuntime(
+    async ({ cwd, agentDir, sessionManager: manager, sessionStartEvent }) => {
+      if (first !== undefined) options.onReload?.()
+      const extensions = first === undefined ? options.extensions : await options.reloadExtensions()
+      // Each instance reads its settings and models.json from its own files, as Pi's services do; only the
+      // first starts in dirs known to be fresh.
+      const freshDirs = first === undefined && options.freshDirs === true
+      const settingsManager = sessionSettings(cwd, agentDir)
+      const modelsJson = join(agentDir, 'models.json')
+      const modelsPath = !freshDirs && existsSync(modelsJson) ? modelsJson : undefined
+      const modelServices = await adapter.modelServices(model, options.availableModels, options.withoutCredentials ?? [], modelsPath)
+      const built = await buildSession({ ...options, cwd, agentDir, freshDirs }, extensions, {
+        model,
+        settingsManager,
+        modelServices,
+        sessionManager: manager,
+        ...(sessionStartEvent === undefined ? {} : { sessionStartEvent }),
+      })
+      if (first === undefined) first = built
+      else if (built.loadErrors.length > 0) throw new Error(`Extension failed to load:\n${built.loadErrors.map((e) => `  ${e.path}: ${e.error}`).join('\n')}`)
+      const services = { cwd, agentDir, settingsManager, resourceLoader: built.resourceLoader, diagnostics: [], ...modelServices } as AgentSessionServices
+      return { session: built.session, extensionsResult: built.resourceLoader.getExtensions(), services, diagnostics: [] }
+    },
+    { cwd: options.cwd, agentDir: options.agentDir, sessionManager },
+  )
+  return { runtime, session: first!.session, loadErrors: first!.loadErrors, extensionTools: first!.extensionTools }
+}
+
+interface Shared {
+  model: Model<string>
+  settingsManager: SettingsManager
+  modelServices: Awaited<ReturnType<typeof adapter.modelServices>>
+  sessionManager: SessionManager
+  sessionStartEvent?: SessionStartEvent
+}
+
+/** One instance of the session: its resource loader (the extensions' factories run), its AgentSession. */
+async function buildSession(
+  options: PiSessionOptions,
+  extensions: { factory: ExtensionFactory; path: string }[],
+  { model, settingsManager, modelServices, sessionManager, sessionStartEvent }: Shared,
+) {
+  const paths = extensions.map((e) => e.path)
   const resourceLoader = new PiResourceLoader({
     cwd: options.cwd,
     agentDir: options.agentDir,
     settingsManager,
-    extensionFactories: options.extensions.map((e) => e.factory),
+    extensionFactories: extensions.map((e) => e.factory),
     // Inline factories are named <inline:N> by Pi; give them back the file they came from.
     extensionsOverride: (base) => {
       // Pi resets pi-ai's api registry right before it reloads resources: the scripted api goes back first.
@@ -92,6 +152,12 @@ export async function createPiSession(options: PiSessionOptions): Promise<PiSess
   })
   if (options.freshDirs) adapter.skipFirstDiscovery(resourceLoader)
   await resourceLoader.reload()
+  // From now on each load is a new instance of the extensions: session.reload() loads again through this loader.
+  const reloadResources = resourceLoader.reload.bind(resourceLoader)
+  resourceLoader.reload = async () => {
+    options.onReload?.()
+    await reloadResources()
+  }
   const loaded = resourceLoader.getExtensions()
   const loadErrors = loaded.errors.map((e) => ({ path: e.path, error: e.error }))
   const extensionTools = new Set(loaded.extensions.flatMap((extension) => [...extension.tools.keys()]))
@@ -107,12 +173,13 @@ export async function createPiSession(options: PiSessionOptions): Promise<PiSess
       settingsManager,
       resourceLoader,
       sessionManager,
+      ...(sessionStartEvent === undefined ? {} : { sessionStartEvent }),
       customTools,
       ...(options.tools ? { tools: options.tools } : {}),
     }),
   )
   if (!options.tools) knowingPackageDir(() => session.setActiveToolsByName([...new Set([...DEFAULT_ACTIVE_TOOLS, ...extensionTools])]))
-  return { session, loadErrors, extensionTools }
+  return { session, loadErrors, extensionTools, resourceLoader }
 }
 
 let packageDir: string | undefined
@@ -175,4 +242,5 @@ function renameExtension(extension: LoadedExtension, path: string | undefined): 
   extension.sourceInfo = createSyntheticSourceInfo(path, { source: 'local', baseDir })
   for (const tool of extension.tools.values()) tool.sourceInfo = extension.sourceInfo
   for (const command of extension.commands.values()) command.sourceInfo = extension.sourceInfo
+  for (const shortcut of extension.shortcuts.values()) shortcut.extensionPath = path
 }

@@ -75,6 +75,12 @@ async function load(): Promise<Loaded> {
   return { piTui, keybindings }
 }
 
+/** The running line's pi-tui module and the app's keybindings, as the interactive mode has them. */
+export async function tuiModules(): Promise<Loaded> {
+  await preloadTui()
+  return loaded!
+}
+
 /** A TUI of the running line on a terminal of `size` in memory, started, with nothing on screen yet. */
 export async function openScreen(size: ScreenSize): Promise<ComponentScreen> {
   await preloadTui()

@@ -8,6 +8,7 @@ import type { AgentSession } from '#pi/coding-agent'
 
 export type {
   AgentSession,
+  AgentSessionRuntime,
   AgentSessionEvent,
   ExtensionAPI,
   ExtensionError,

@@ -9,7 +9,7 @@ import type { Action, Turn } from '../model/script.js'
 import { providerRequest } from '../pi/index.js'
 import type { AgentSession, AgentSessionEvent } from '../pi/types.js'
 import { Recorder } from '../records/recorder.js'
-import { SessionRecords, textOf, type ToolContent } from '../records/records.js'
+import { SessionRecords, type ToolContent } from '../records/records.js'
 import { plainLine, timelineText } from '../records/timeline.js'
 import { describeReceived, messageOf } from '../shared/errors.js'
 import { runInSession, type SessionScope } from '../shared/session-context.js'
@@ -23,6 +23,7 @@ import { handlerThrew, Problems } from '../session/problems.js'
 import { playbookCounts, turnRunner } from '../session/turns.js'
 import { worldFor } from '../session/world.js'
 import { markProcessSession } from './process-sessions.js'
+import { ToolCallWatch, Waiters } from './turn-watch.js'
 import { childArgs, childModel, extensionFiles, listPackages, packageDirs, processSettings } from './child-launch.js'
 import { describeStderr, startPiChild, type PiChild } from './child.js'
 import type { ChildMessage } from './protocol.js'
@@ -117,6 +118,17 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
         command: (name: string, args?: string, actions: readonly Action[] = []) => command((asked) => commandsOf(child, asked), runTurn, name, args, actions),
         emit: (eventName) =>
           Promise.reject(new Error(`emit(${JSON.stringify(eventName)}): Pi's RPC protocol has no command that fires an extension event; emit() works in process sessions only`)),
+        // Pi's life around a session, keys and turns an extension starts itself are driven in process only.
+        next: (turn: Turn) => inProcessOnly(`t.next(when(${JSON.stringify(turn?.prompt)}))`),
+        press: (key: string) => inProcessOnly(`press(${JSON.stringify(key)})`),
+        newSession: () => inProcessOnly('newSession()'),
+        resume: (path: string) => inProcessOnly(`resume(${JSON.stringify(path)})`),
+        fork: (entryId: string) => inProcessOnly(`fork(${JSON.stringify(entryId)})`),
+        navigate: (entryId: string) => inProcessOnly(`navigate(${JSON.stringify(entryId)})`),
+        reload: () => inProcessOnly('reload()'),
+        get instance() {
+          return recorder.records.instance
+        },
         abort: () => {
           if (!child.exited) void child.rpc.request({ type: 'clear_queue' }).then(() => child.rpc.request({ type: 'abort' })).catch(() => {})
         },
@@ -211,38 +223,6 @@ async function answerChild(message: ChildMessage, { playbook, mocks, calls }: { 
   }
 }
 
-/**
- * Which calls passed their `tool_call` hooks, from what the harness extension (loaded first) saw: a call its
- * `tool_call` handler saw whose tool never ran (no `tool_result`) was blocked, with Pi's reason as the result.
- */
-class ToolCallWatch {
-  readonly called = new Set<string>()
-  readonly ran = new Set<string>()
-  readonly modelRequests = new Map<number, AbortController>()
-
-  decision(toolCallId: string, toolName: string, result: { content: ToolContent }) {
-    const blocked = this.called.has(toolCallId) && !this.ran.has(toolCallId)
-    return blocked ? { toolCallId, toolName, blocked, reason: textOf(result.content ?? []) } : { toolCallId, toolName, blocked }
-  }
-}
-
-/** Resolves waiters on the next agent_end, or after `ms` at most (a state poll follows either way). */
-class Waiters {
-  #waiting: (() => void)[] = []
-  wake(): void {
-    for (const resolve of this.#waiting.splice(0)) resolve()
-  }
-  next(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms)
-      this.#waiting.push(() => {
-        clearTimeout(timer)
-        resolve()
-      })
-    })
-  }
-}
-
 /** A dialog or UI call of an extension in the child, answered and recorded by the session's mock UI. */
 async function answerDialog(request: RpcRecord, mocks: SessionMocks, child: PiChild, problems: Problems): Promise<void> {
   const { ui } = mocks
@@ -284,4 +264,9 @@ async function answerDialog(request: RpcRecord, mocks: SessionMocks, child: PiCh
     if (['confirm', 'select', 'input', 'editor'].includes(String(request.method))) reply({ cancelled: true })
     if (!(error instanceof Error)) problems.report(new Error(messageOf(error)))
   }
+}
+
+/** What a process session cannot do: the test fails naming the call, and where it works. */
+function inProcessOnly(what: string): Promise<never> {
+  return Promise.reject(new Error(`${what}: not available for a process session (Pi runs in the \`pi\` child, driven over RPC); it works in process sessions only`))
 }

@@ -116,6 +116,10 @@ export function textOf(content: readonly { type: string }[]): string {
     .join('\n')
 }
 
+/** The lists of records an instance of the session fills. */
+const RECORD_LISTS = ['all', 'toolCalls', 'toolResults', 'ui', 'messages', 'modelRequests', 'exec', 'http', 'extensionErrors', 'widgets', 'entries'] as const
+type RecordList = (typeof RECORD_LISTS)[number]
+
 export class SessionRecords {
   readonly all = recordList<AgentSessionEvent>()
   readonly toolCalls = recordList<ToolCallRecord>()
@@ -137,6 +141,53 @@ export class SessionRecords {
   addUICall(call: UICallRecord): void {
     this.ui.push(call)
     this.#uiPositions.set(call, this.all.length)
+  }
+
+  /** Where each instance of the session began in each list: one more after each /new, /resume, /fork and /reload. */
+  readonly #instances: { name: string; starts: Record<RecordList, number> }[] = [{ name: 'createTestSession()', starts: this.#lengths() }]
+
+  #lengths(): Record<RecordList, number> {
+    return Object.fromEntries(RECORD_LISTS.map((list) => [list, this[list].length])) as Record<RecordList, number>
+  }
+
+  /** The instance of the session running now: 1, then one more for each newSession(), resume(), fork(), reload(). */
+  get instance(): number {
+    return this.#instances.length
+  }
+
+  /** A new instance of the session begins (`name` is the step that made it: `newSession()`, `fork("…")`). */
+  beginInstance(name: string): void {
+    this.#instances.push({ name, starts: this.#lengths() })
+  }
+
+  /** The instances so far, numbered from 1, each with the step that made it. */
+  instances(): readonly { instance: number; name: string }[] {
+    return this.#instances.map(({ name }, index) => ({ instance: index + 1, name }))
+  }
+
+  /** Which instance a record (of any list: a tool call, a UI call, an event) belongs to; undefined if not recorded here. */
+  instanceOf(record: object): number | undefined {
+    for (const list of RECORD_LISTS) {
+      const index = (this[list] as object[]).indexOf(record)
+      if (index < 0) continue
+      let instance = 0
+      while (instance < this.#instances.length && this.#instances[instance]!.starts[list] <= index) instance++
+      return instance
+    }
+    return undefined
+  }
+
+  /** The records of one instance alone, for matchers narrowed to it: `expect(t.events.ofInstance(2)).toHaveCalledTool('bash')`. */
+  ofInstance(instance: number): SessionRecords {
+    if (!Number.isInteger(instance) || instance < 1 || instance > this.#instances.length) {
+      throw new RangeError(`ofInstance(${String(instance)}): the session has had ${this.#instances.length} instance(s), numbered from 1`)
+    }
+    const start = this.#instances[instance - 1]!.starts
+    const end = this.#instances[instance]?.starts
+    const view = new SessionRecords()
+    for (const list of RECORD_LISTS) (view[list] as unknown[]).push(...this[list].slice(start[list], end?.[list]))
+    for (const call of view.ui) view.#uiPositions.set(call, this.eventsBefore(call) - start.all)
+    return view
   }
 
   /** The turns the test ran (run, command, emit), each with how many events had come when it began. */

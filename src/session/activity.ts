@@ -8,6 +8,8 @@ import { globalSlot } from '../shared/global-slot.js'
 export class SessionActivity {
   /** What the test awaits on the session: `run(when("hang"))`, `command("review")`, `emit("input")`. */
   doing: string | undefined
+  /** The turns an extension is to start (t.next) that the test awaits, each described. */
+  readonly awaiting = new Map<object, string>()
   /** Extension handlers that were called and have not returned yet. */
   readonly handlers = new Set<HandlerOrigin>()
   /** The script, once the model is replaced. */
@@ -23,17 +25,24 @@ export class SessionActivity {
       .map((call) => `tool "${call.toolName}" (toolCallId ${call.toolCallId}, playbook step ${call.step})`)
     const handlers = [...this.handlers].map(({ event, extensionPath }) => `the "${event}" handler of ${extensionPath}`)
     const asking = this.playbook?.asking
-    const model = asking === undefined ? [] : [`the model request for playbook step ${asking} (a calls(...).then callback)`]
+    const waiting = this.playbook?.waiting
+    const model = [
+      ...(asking === undefined ? [] : [`the model request for playbook step ${asking} (a calls(...).then callback)`]),
+      ...(waiting === undefined ? [] : [`the model request for playbook step ${waiting}, held by its waitsFor(...)`]),
+    ]
     return [...handlers, ...tools, ...model]
   }
 
   /** `run(when("hang")), turn 1 ("hang"), playbook step 1: tool "bash" (…) had not finished`; undefined when idle. */
   describe(): string | undefined {
-    if (this.doing === undefined) return undefined
+    const doing = this.doing ?? ([...this.awaiting.values()].join(', ') || undefined)
+    if (doing === undefined) return undefined
     const where = this.playbook?.position
     const unfinished = this.unfinished()
+    // Awaiting a turn no extension has started: nothing of the session's runs.
+    if (this.doing === undefined && where === undefined && unfinished.length === 0) return doing
     const what = unfinished.length > 0 ? `${unfinished.join(', ')} had not finished` : 'no tool, extension handler or model request was running (Pi itself was)'
-    return `${this.doing}${where === undefined ? '' : `, ${where}`}: ${what}`
+    return `${doing}${where === undefined ? '' : `, ${where}`}: ${what}`
   }
 }
 

@@ -63,16 +63,43 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
         { scope, recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer), cwd: () => cwd },
       )
       watchLateWork(scope, { name: 'a test session', problems, extensionPaths: () => pi?.extensionRunner.getExtensionPaths() ?? [] })
-      pi = await startPi(plan, { cwd, home: dirs.home, agentDir: dirs.agentDir, mocks, activity }, stack)
-      // Before Pi's dispose, which would set its own "ctx is stale" message.
-      const started = pi
-      stack.defer(() => invalidateExtensions(started, endLateWork(scope)))
-      const playbook = (activity.playbook = scriptModel(pi, { model: plan.model, recorder, problems, activity, scope }, stack))
-      recorder.attach(pi)
-      const settle = trackSettling(pi)
-      await bindExtensions(pi, mocks, recorder, activity, stack)
-      const firedEvents = await fireSequence(plan.blocks.events?.fire_sequence ?? [], (event, payload) => emitExtensionEvent(pi, event, payload))
-      const t = sessionHandle({ pi, cwd, home: dirs.home, scope, records: recorder.records, playbook, problems, mocks, firedEvents, settle, stack, activity })
+      const { session: first, runtime } = await startPi(plan, { cwd, home: dirs.home, agentDir: dirs.agentDir, mocks, activity, records: recorder.records }, stack)
+      pi = first
+      const current = () => pi!
+      // Before Pi's dispose, which would set its own "ctx is stale" message; /new, /resume and /fork let Pi's
+      // runtime end the instances before, so the one alive at the end is the one to mark.
+      stack.defer(() => invalidateExtensions(current(), endLateWork(scope)))
+      const playbook = (activity.playbook = scriptModel(current, { model: plan.model, recorder, problems, activity, scope }, stack))
+      // Each instance of the session (the first, then each /new, /resume, /fork) is scripted, recorded and bound alike.
+      let settleCurrent: () => Promise<void> = async () => {}
+      const wire = async (session: AgentSession) => {
+        pi = session
+        replaceModel(session, (context, signal) => playbook.answer(context, signal))
+        playbook.hooks.stillQueued = watchQueuedMessages(session, () => runningHandlers(activity))
+        recorder.attach(session)
+        settleCurrent = trackSettling(session)
+        await bindExtensions(session, mocks, recorder)
+      }
+      await wire(first)
+      stack.defer(() => shutDownExtensions(current(), activity))
+      stack.defer(() => stopAgent(current(), activity))
+      runtime.setRebindSession(wire)
+      const firedEvents = await fireSequence(plan.blocks.events?.fire_sequence ?? [], (event, payload) => emitExtensionEvent(current(), event, payload))
+      const t = sessionHandle({
+        current,
+        runtime,
+        cwd,
+        home: dirs.home,
+        scope,
+        records: recorder.records,
+        playbook,
+        problems,
+        mocks,
+        firedEvents,
+        settle: () => settleCurrent(),
+        stack,
+        activity,
+      })
       trackActivity(t, activity)
       rememberDirs(t, dirs)
       linkLateWork(t, scope)
@@ -100,24 +127,34 @@ async function enterIsolated(scope: SessionScope, dirs: SessionDirs, stack: Disp
 /** Loads the extensions and creates the real AgentSession with them, the mocked built-in tools and the spec's state. */
 async function startPi(
   plan: SessionPlan,
-  { cwd, home, agentDir, mocks, activity }: { cwd: string; home: string; agentDir: string; mocks: SessionMocks; activity: SessionActivity },
+  {
+    cwd,
+    home,
+    agentDir,
+    mocks,
+    activity,
+    records,
+  }: { cwd: string; home: string; agentDir: string; mocks: SessionMocks; activity: SessionActivity; records: SessionRecords },
   stack: DisposerStack,
 ) {
   const { options, model, availableModels, blocks } = plan
-  const extensions = await loadExtensions(options.extensions ?? [], {
-    root: plan.root,
-    importModule: options.importModule,
-    extensionApi: mocks.extensionApi,
-    loadTimeout: options.extensionLoadTimeout,
-    handlersRunning: activity.handlers,
-  })
+  const load = () =>
+    loadExtensions(options.extensions ?? [], {
+      root: plan.root,
+      importModule: options.importModule,
+      extensionApi: mocks.extensionApi,
+      loadTimeout: options.extensionLoadTimeout,
+      handlersRunning: activity.handlers,
+    })
   const created = await createPiSession({
     cwd,
     agentDir,
     // Nothing on disk yet for Pi to find: no dirs of the test's, none restarted over, nothing seeded.
     freshDirs: plan.cwd === undefined && plan.restartFrom === undefined && !options.home && !options.files && !options.discover,
     ...(options.discover ? { discover: { home } } : {}),
-    extensions,
+    extensions: await load(),
+    reloadExtensions: load,
+    onReload: () => records.beginInstance(activity.doing ?? 'an extension'),
     model,
     ...(availableModels.length > 0 ? { availableModels } : {}),
     ...(blocks.model?.thinking_level ? { thinkingLevel: blocks.model.thinking_level } : {}),
@@ -129,13 +166,14 @@ async function startPi(
     customToolsFor: (extensionTools) => mocks.builtinTools(cwd, extensionTools),
   })
   const pi = created.session
-  stack.defer(() => pi.dispose())
+  // The instance alive at the end: /new, /resume and /fork dispose the ones before, as Pi's runtime does.
+  stack.defer(() => created.runtime.session.dispose())
   if (created.loadErrors.length > 0) {
     throw new Error(`Extension failed to load:\n${created.loadErrors.map((e) => `  ${e.path}: ${e.error}`).join('\n')}`)
   }
   mocks.checkToolsExist(created.extensionTools, options.tools)
   if (options.toolExecution) pi.agent.toolExecution = options.toolExecution
-  return pi
+  return created
 }
 
 /**
@@ -143,28 +181,27 @@ async function startPi(
  * themselves; each request is recorded with who asked.
  */
 function scriptModel(
-  pi: AgentSession,
+  current: () => AgentSession,
   { model, recorder, problems, activity, scope }: { model: Model<string>; recorder: Recorder; problems: Problems; activity: SessionActivity; scope: SessionScope },
   stack: DisposerStack,
 ): Playbook {
-  const running = () => [...activity.handlers].map(({ event, extensionPath }) => `the "${event}" handler of ${extensionPath}`).join(', ') || undefined
   const playbook = new Playbook({
     model,
     onRequest: ({ step, context, by, extensionPath }) =>
-      recorder.modelRequest(step, context, by === 'agent' && !pi.extensionRunner.hasHandlers('context'), { by, ...(extensionPath === undefined ? {} : { extensionPath }) }),
+      recorder.modelRequest(step, context, by === 'agent' && !current().extensionRunner.hasHandlers('context'), { by, ...(extensionPath === undefined ? {} : { extensionPath }) }),
     resultFor: (message) => recorder.resultRecord(message.toolCallId, message.toolName, message.content, message.isError, message.details),
     callFor: (toolCallId) => recorder.callRecord(toolCallId),
     ran: (toolCallId) => recorder.ran(toolCallId),
     onToolCall: (toolCallId, step) => recorder.callAsked(toolCallId, step),
-    abort: () => pressEscape(pi),
+    abort: () => pressEscape(current()),
     report: (error) => problems.report(error),
-    stillQueued: watchQueuedMessages(pi, running),
+    // Set for each instance of the session when it is wired (see createTestSession).
+    stillQueued: () => [],
     timeline: () => timelineText(recorder.records, plainLine),
   })
-  replaceModel(pi, (context, signal) => playbook.answer(context, signal))
   stack.defer(
     answerExtensionModelCalls(scope, ({ model: asked, context, stack: caller, signal }) => {
-      const paths = pi.extensionRunner.getExtensionPaths()
+      const paths = current().extensionRunner.getExtensionPaths()
       // Pi's own summaries take agent steps, as on 1.x, where they go through the agent's stream function.
       if (askedByPi(caller, paths)) return playbook.answer(context, signal)
       return playbook.answerExtension({ context, extensionPath: extensionOnStack(caller, paths), signal }, asked)
@@ -173,16 +210,18 @@ function scriptModel(
   return playbook
 }
 
+/** What extension handlers are running now, for the message that names who queued a message. */
+const runningHandlers = (activity: SessionActivity) =>
+  [...activity.handlers].map(({ event, extensionPath }) => `the "${event}" handler of ${extensionPath}`).join(', ') || undefined
+
 /**
  * Binds the mock UI and starts the extensions (`session_start`); from then on the session ends as Pi's
  * does: abort, `session_shutdown`, dispose. A handler's crash is recorded.
  */
-async function bindExtensions(pi: AgentSession, mocks: SessionMocks, recorder: Recorder, activity: SessionActivity, stack: DisposerStack) {
+async function bindExtensions(pi: AgentSession, mocks: SessionMocks, recorder: Recorder) {
   // A widget factory renders when it is set, from session_start on: Pi's TUI modules must be loaded by then.
   if (!mocks.headless) await preloadTui()
   await bindSession(pi, { ui: mocks.ui, headless: mocks.headless, onError: (error) => recorder.extensionError(error) })
-  stack.defer(() => shutDownExtensions(pi, activity))
-  stack.defer(() => stopAgent(pi, activity))
 }
 
 /** How long dispose() waits for the agent to stop after abort() before it cleans up anyway. */

@@ -4,12 +4,27 @@ import type { SessionMocks } from '../mocks/open.js'
 import type { PendingRule } from '../mocks/rules.js'
 import type { Playbook } from '../model/playbook.js'
 import { when, type Action, type Turn } from '../model/script.js'
-import { emitExtensionEvent, pressEscape, saveSessionFile } from '../pi/index.js'
-import type { AgentSession } from '../pi/types.js'
+import {
+  emitExtensionEvent,
+  forkSession,
+  navigateTree,
+  pressEscape,
+  reloadSession,
+  resolveShortcut,
+  resumeSession,
+  saveSessionFile,
+  startNewSession,
+  type LifecycleResult,
+  type RegisteredShortcut,
+} from '../pi/index.js'
+import { keystrokes } from '../mocks/keys.js'
+import type { AgentSession, AgentSessionRuntime } from '../pi/types.js'
 import type { SessionRecords } from '../records/records.js'
 import { describeReceived, messageOf } from '../shared/errors.js'
+export type { LifecycleResult } from '../pi/index.js'
 import { runInSession, type SessionScope } from '../shared/session-context.js'
 import type { SessionActivity } from './activity.js'
+import { AwaitedTurn } from './awaited-turn.js'
 import type { DisposerStack } from './disposer.js'
 import type { Problems } from './problems.js'
 import { playbookCounts, turnRunner } from './turns.js'
@@ -27,6 +42,12 @@ export interface TestSession {
   readonly playbook: { readonly consumed: number; readonly remaining: number }
   /** Sends each turn's prompt and waits until Pi is idle; throws when the script and Pi disagreed. */
   run(...turns: Turn[]): Promise<void>
+  /**
+   * Scripts the next turn an extension starts on its own (from `agent_end`, a command or a timer, with
+   * `pi.sendUserMessage` or a triggering `pi.sendMessage`): its prompt is the message that starts it.
+   * Settles when that turn has ended; rejects with what a run() of it would have thrown.
+   */
+  next(turn: Turn): PromiseLike<void>
   /** Runs a registered slash command (with the model actions it leads to) and waits until Pi is idle. */
   command(name: string, args?: string, actions?: readonly Action[]): Promise<void>
   /**
@@ -34,6 +55,31 @@ export interface TestSession {
    * what the handlers lead to (forExtension(...) answers for their own model calls).
    */
   emit(eventName: string, payload?: Record<string, unknown>, actions?: readonly Action[]): Promise<unknown>
+  /**
+   * Presses a key (a pi-tui key id: `'ctrl+shift+u'`) as the terminal sends it, and runs the shortcut an
+   * extension registered for it, resolved as Pi's interactive mode does, with the extensions' context; waits
+   * until Pi is idle. `actions` script what the handler leads to. A key no shortcut has fails, listing them.
+   */
+  press(key: string, actions?: readonly Action[]): Promise<void>
+  /**
+   * /new, through Pi's session runtime: `session_before_switch` may cancel (then `{ cancelled: true }`); else the
+   * old instance gets `session_shutdown`, every extension factory runs again, and `session_start` fires with
+   * reason `new`. The playbook, mocks and records carry on; `t.session` is the new instance.
+   */
+  newSession(): Promise<LifecycleResult>
+  /** /resume of a session file (e.g. one `saveSession()` wrote), as newSession() goes; `session_start` reason `resume`. */
+  resume(path: string): Promise<LifecycleResult>
+  /**
+   * /fork at an entry (`t.session.sessionManager.getEntries()`): `before` a user message (Pi's default; its text
+   * comes back as `selectedText`) or `at` any entry. `session_before_fork` may cancel; `session_start` reason `fork`.
+   */
+  fork(entryId: string, position?: 'before' | 'at'): Promise<LifecycleResult>
+  /** /tree: moves to an entry of the same session (no summary); `session_before_tree` may cancel. */
+  navigate(entryId: string): Promise<LifecycleResult>
+  /** /reload: `session_shutdown`, every factory runs again, `session_start` with reason `reload`. */
+  reload(): Promise<LifecycleResult>
+  /** Which instance of the session runs now: 1, then one more after each newSession(), resume(), fork(), reload(). */
+  readonly instance: number
   /**
    * Aborts what Pi is running, as the user's Esc does: queued messages are dropped and the run in
    * progress ends with stop reason `aborted`. Returns at once; nothing happens when Pi is idle.
@@ -56,7 +102,9 @@ export interface TestSession {
 }
 
 export interface SessionParts {
-  pi: AgentSession
+  /** The session's instance now: /new, /resume and /fork replace it through `runtime`. */
+  current: () => AgentSession
+  runtime: AgentSessionRuntime
   cwd: string
   home: string
   /** The session's context: run(), command(), emit() and dispose() run in it. */
@@ -74,20 +122,58 @@ export interface SessionParts {
   activity: SessionActivity
 }
 
-export function sessionHandle({ pi, cwd, home, scope, records, playbook, problems, mocks, firedEvents, settle, stack, activity }: SessionParts): TestSession {
-  const { exclusive, inTurn, run, command } = turnRunner({ scope, records, playbook, problems, settle, stack, activity })
-  const runTurn = (turn: Turn) => inTurn(turn, () => pi.prompt(turn.prompt))
+export function sessionHandle({ current, runtime, cwd, home, scope, records, playbook, problems, mocks, firedEvents, settle, stack, activity }: SessionParts): TestSession {
+  const { exclusive, inTurn, finishTurn, run, command } = turnRunner({ scope, records, playbook, problems, settle, stack, activity })
+  // A step of Pi's life runs like a turn: what its handlers lead to is scripted, their problems fail it.
+  // A new instance's records begin when Pi loads its extensions again (see create.ts).
+  const lifecycle = (name: string, step: () => Promise<LifecycleResult>) => exclusive(name, name, () => inTurn(when(name), step))
+  const runTurn = (turn: Turn) => inTurn(turn, () => current().prompt(turn.prompt))
+
+  // A turn an extension starts runs on its own; the playbook tells when it begins, and it ends once Pi settles.
+  const next = (turn: Turn): AwaitedTurn => {
+    const named = `t.next(when(${JSON.stringify(turn?.prompt)}))`
+    const awaited = new AwaitedTurn(
+      (error) => problems.report(error),
+      () => activity.awaiting.set(awaited, `${named}, which no extension has started yet`),
+    )
+    playbook.upcoming.add(turn, (index) => {
+      waitingToStart.delete(awaited)
+      records.beginTurn(turn.prompt)
+      if (activity.awaiting.has(awaited)) activity.awaiting.set(awaited, `${named} (turn ${index})`)
+      void runInSession(scope, () => finishTurn(async () => undefined)).then(
+        () => awaited.resolve(),
+        (error: unknown) => awaited.fail(error instanceof Error ? error : new Error(String(error))),
+      ).finally(() => activity.awaiting.delete(awaited))
+    })
+    waitingToStart.add(awaited)
+    return awaited
+  }
+  const waitingToStart = new Set<AwaitedTurn>()
+  // A turn scripted for an extension that never started it fails the test when the session ends.
+  stack.defer(() => {
+    const never = playbook.upcoming.dropUnstarted()
+    if (never.length === 0) return
+    const error = new Error(
+      `${never.map((prompt) => `t.next(when(${JSON.stringify(prompt)}))`).join(', ')} was never started: no extension started a turn of its own ` +
+        'before the session ended.',
+    )
+    for (const awaited of waitingToStart) awaited.abandon(error)
+    throw error
+  })
 
   return {
-    session: pi,
+    get session() {
+      return current()
+    },
     cwd,
     home,
     events: records,
     playbook: playbookCounts(playbook),
+    next,
     run: (...turns) => run(runTurn, turns),
     command: (name, args, actions = []) =>
       command(
-        (asked) => ({ registered: pi.extensionRunner.getCommand(asked) !== undefined, known: pi.extensionRunner.getRegisteredCommands().map((c) => c.invocationName) }),
+        (asked) => ({ registered: current().extensionRunner.getCommand(asked) !== undefined, known: current().extensionRunner.getRegisteredCommands().map((c) => c.invocationName) }),
         runTurn,
         name,
         args,
@@ -95,11 +181,37 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
       ),
     emit: (eventName, payload = {}, actions = []) =>
       exclusive('emit()', `emit(${JSON.stringify(eventName)})`, () =>
-        inTurn(when(`emit(${JSON.stringify(eventName)})`, actions), () => emitExtensionEvent(pi, eventName, payload)),
+        inTurn(when(`emit(${JSON.stringify(eventName)})`, actions), () => emitExtensionEvent(current(), eventName, payload)),
       ),
+    press: (key, actions = []) =>
+      exclusive('press()', `press(${JSON.stringify(key)})`, async () => {
+        const [bytes] = keystrokes(key, `press(${JSON.stringify(key)})`)
+        const found = await resolveShortcut(current(), bytes!)
+        if ('registered' in found) {
+          throw new Error(`press(${JSON.stringify(key)}): no extension registered a shortcut for this key. Registered shortcuts: ${found.registered.map(describeShortcut).join(', ') || 'none'}`)
+        }
+        await inTurn(when(`press(${JSON.stringify(key)})`, actions), async () => {
+          try {
+            await found.handler()
+          } catch (error) {
+            throw new Error(`The ${describeShortcut(found.shortcut)} shortcut's handler threw: ${messageOf(error)}`, { cause: error })
+          }
+        })
+      }),
+    newSession: () => lifecycle('newSession()', () => startNewSession(runtime)),
+    resume: (path) => {
+      if (typeof path !== 'string' || path === '') throw new TypeError(`resume(path): path must be a session file (a non-empty string), got ${describeReceived(path)}`)
+      return lifecycle(`resume(${JSON.stringify(path)})`, () => resumeSession(runtime, path))
+    },
+    fork: (entryId, position = 'before') => lifecycle(`fork(${JSON.stringify(entryId)})`, () => forkSession(runtime, entryId, position)),
+    navigate: (entryId) => lifecycle(`navigate(${JSON.stringify(entryId)})`, () => navigateTree(current(), entryId)),
+    reload: () => lifecycle('reload()', () => reloadSession(current())),
+    get instance() {
+      return records.instance
+    },
     abort: () => {
       playbook.abortedByTest()
-      pressEscape(pi)
+      pressEscape(current())
     },
     firedEvents,
     verify: () => problems.throwIfAny(),
@@ -107,7 +219,7 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
     saveSession: (path) => {
       if (typeof path !== 'string' || path === '') throw new TypeError(`saveSession(path): path must be a file path (a non-empty string), got ${describeReceived(path)}`)
       try {
-        return saveSessionFile(pi, path)
+        return saveSessionFile(current(), path)
       } catch (error) {
         throw new Error(`saveSession(${JSON.stringify(path)}): ${messageOf(error)}`, { cause: error })
       }
@@ -115,3 +227,7 @@ export function sessionHandle({ pi, cwd, home, scope, records, playbook, problem
     dispose: () => runInSession(scope, () => stack.dispose()),
   }
 }
+
+/** `ctrl+shift+u ("Cycle presets", /repo/preset.ts)` */
+const describeShortcut = ({ key, description, extensionPath }: RegisteredShortcut) =>
+  `${key} (${description === undefined ? '' : `${JSON.stringify(description)}, `}${extensionPath})`

@@ -202,13 +202,15 @@ const customKeys = fields('{ keys, columns, rows }', {
   rows: screenSize,
 })
 
+const customScript: Check = (value, path) => (isCustomKeys(value) ? customKeys(value, path) : undefined)
+
 const mockUI = fields('an object of dialog answers, or false', {
   confirm: dialog('a boolean', (v) => typeof v === 'boolean'),
   select: dialog("an option's text or index", (v) => v === undefined || isString(v) || typeof v === 'number'),
   input: dialog('a string', (v) => v === undefined || isString(v)),
   editor: dialog('a string', (v) => v === undefined || isString(v)),
-  // Any value answers custom(); `{ keys }` runs the component, so its keys and size are checked.
-  custom: (value: unknown, path: string) => (isCustomKeys(value) ? customKeys(value, path) : undefined),
+  // Any value answers custom(), an array is a queue of them; `{ keys }` runs the component, so its keys and size are checked.
+  custom: (value: unknown, path: string) => (Array.isArray(value) ? firstProblem(value.entries(), ([index, entry]) => customScript(entry, `${path}[${index}]`)) : customScript(value, path)),
   strict: is('a boolean', (v) => typeof v === 'boolean'),
   editorText: is('a string', isString),
 })

@@ -19,7 +19,8 @@ export interface TurnParts {
   activity: SessionActivity
 }
 
-export type Verb = 'run()' | 'command()' | 'emit()'
+/** What the test called (`run()`, `press()`, `newSession()`, ...), for the messages. */
+export type Verb = string
 
 export function turnRunner({ scope, records, playbook, problems, settle, stack, activity }: TurnParts) {
   // One thing at a time: Pi runs one prompt at a time, and a second would be refused by Pi in a way
@@ -37,9 +38,13 @@ export function turnRunner({ scope, records, playbook, problems, settle, stack, 
   }
 
   // The first cause wins: Pi's own rejection, then a problem the mocks saw, then the playbook's diagnostic.
-  const inTurn = async <T>(turn: Turn, work: () => Promise<T>): Promise<T> => {
+  const inTurn = <T>(turn: Turn, work: () => Promise<T>): Promise<T> => {
     playbook.begin(turn)
     records.beginTurn(turn.prompt)
+    return finishTurn(work)
+  }
+  /** The end of a turn that began already (one an extension started): `work`, then Pi settles, then the checks. */
+  const finishTurn = async <T>(work: () => Promise<T>): Promise<T> => {
     let failure: unknown
     let result: T | undefined
     try {
@@ -75,7 +80,7 @@ export function turnRunner({ scope, records, playbook, problems, settle, stack, 
       await runTurn(when(args ? `/${name} ${args}` : `/${name}`, actions))
     })
 
-  return { exclusive, inTurn, run, command }
+  return { exclusive, inTurn, finishTurn, run, command }
 }
 
 /** Whether a command is registered, and the names of those that are (for the message when it is not). */

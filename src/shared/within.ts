@@ -1,4 +1,5 @@
 // Waiting for something that may never settle, bounded: the caller decides what a timeout means.
+import { realClearTimeout, realSetTimeout } from './real-timers.js'
 
 /**
  * `{ value }` when `work` fulfils within `ms`, undefined when it is still pending then; a rejection
@@ -9,14 +10,14 @@ export function within<T>(work: Promise<T>, ms: number): Promise<{ value: T } | 
   // times (its extensions' load, its dispose twice), and before Node 24 each promise pays for the session
   // context's promise hook.
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms, undefined)
+    const timer = realSetTimeout(resolve, ms, undefined)
     work.then(
       (value) => {
-        clearTimeout(timer)
+        realClearTimeout(timer)
         resolve({ value })
       },
       (error: unknown) => {
-        clearTimeout(timer)
+        realClearTimeout(timer)
         reject(error)
       },
     )

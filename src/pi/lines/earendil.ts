@@ -149,6 +149,7 @@ function asRequest(context: unknown): Context {
 export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
   const exports = {
     createAgentSession: Pi.createAgentSession,
+    createAgentSessionRuntime: Pi.createAgentSessionRuntime,
     DefaultResourceLoader: Pi.DefaultResourceLoader,
     SettingsManager: Pi.SettingsManager,
     SessionManager: Pi.SessionManager,

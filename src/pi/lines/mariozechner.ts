@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url'
 import {
   AuthStorage,
   createAgentSession,
+  createAgentSessionRuntime,
   createBashToolDefinition,
   createEditToolDefinition,
   createFindToolDefinition,
@@ -33,6 +34,7 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     line,
     exports: {
       createAgentSession,
+      createAgentSessionRuntime,
       DefaultResourceLoader,
       SettingsManager,
       SessionManager,

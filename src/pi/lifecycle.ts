@@ -1,0 +1,42 @@
+// Pi's life around a session, through Pi's own code: the session runtime replaces the AgentSession on
+// /new, /resume and /fork (session_before_switch / session_before_fork may cancel; the old instance gets
+// session_shutdown; the factories run again; session_start says why), and the session itself navigates
+// its tree and reloads its extensions.
+import type { AgentSession, AgentSessionRuntime } from '@mariozechner/pi-coding-agent'
+
+/** What a lifecycle step did: `cancelled` when an extension's `session_before_*` handler cancelled it. */
+export interface LifecycleResult {
+  cancelled: boolean
+  /** /fork before a user message: the message's text, which Pi puts back in the editor. */
+  selectedText?: string
+  /** navigateTree to a user message: its text, for the editor. */
+  editorText?: string
+}
+
+/** /new: a fresh session in the same cwd, as Pi's runtime makes it. */
+export function startNewSession(runtime: AgentSessionRuntime): Promise<LifecycleResult> {
+  return runtime.newSession()
+}
+
+/** /resume: the session in `path` (a session file), opened by Pi. */
+export function resumeSession(runtime: AgentSessionRuntime, path: string): Promise<LifecycleResult> {
+  return runtime.switchSession(path)
+}
+
+/** /fork at an entry: `before` a user message (Pi's default, the message goes back to the editor) or `at` any entry. */
+export async function forkSession(runtime: AgentSessionRuntime, entryId: string, position: 'before' | 'at' = 'before'): Promise<LifecycleResult> {
+  const { cancelled, selectedText } = await runtime.fork(entryId, { position })
+  return selectedText === undefined ? { cancelled } : { cancelled, selectedText }
+}
+
+/** /tree: moves the session's leaf to `entryId` in the same file, without a summary. */
+export async function navigateTree(session: AgentSession, entryId: string): Promise<LifecycleResult> {
+  const { cancelled, editorText } = await session.navigateTree(entryId, { summarize: false })
+  return editorText === undefined ? { cancelled } : { cancelled, editorText }
+}
+
+/** /reload: session_shutdown, the resources loaded again (every factory runs), session_start with reason `reload`. */
+export async function reloadSession(session: AgentSession): Promise<LifecycleResult> {
+  await session.reload()
+  return { cancelled: false }
+}

@@ -1,0 +1,100 @@
+// Pi's life around a session, through Pi's own runtime: /new, /resume, /fork, /tree and /reload. The old
+// instance gets session_shutdown, the factories run again, session_start says why, and entries come back.
+import { join } from 'node:path'
+import { expect, it } from 'vitest'
+import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
+import { calls, createTestSession, says, when, type TestSession } from '../environment/index.js'
+
+/** The roles of the conversation (1.x adds `system` messages of its own). */
+const roles = (t: TestSession) => t.session.messages.map((message) => message.role as string).filter((role) => role !== 'system')
+
+/** Counts the turns in an entry of its own, and restores the count from the session's entries at start. */
+function counter(log: string[], options: { cancelSwitch?: boolean; cancelFork?: boolean } = {}) {
+  return (pi: ExtensionAPI) => {
+    let turns = 0
+    log.push('factory')
+    pi.on('session_start', (event, ctx) => {
+      const saved = ctx.sessionManager.getBranch().filter((entry) => entry.type === 'custom' && entry.customType === 'counter')
+      turns = (saved.at(-1) as { data?: { turns: number } } | undefined)?.data?.turns ?? 0
+      log.push(`start ${event.reason} turns=${turns}`)
+    })
+    pi.on('session_shutdown', (event) => void log.push(`shutdown ${event.reason}`))
+    pi.on('agent_end', () => pi.appendEntry('counter', { turns: ++turns }))
+    if (options.cancelSwitch) pi.on('session_before_switch', (event) => (log.push(`before_switch ${event.reason}`), { cancel: true }))
+    if (options.cancelFork) pi.on('session_before_fork', () => ({ cancel: true }))
+  }
+}
+
+it('/new: the old instance shuts down, the factory runs again, session_start says "new"; script and records carry on', async () => {
+  const log: string[] = []
+  const t = await createTestSession({ extensions: [counter(log)] })
+  await t.run(when('one', [calls('bash', { command: 'ls' }), says('done')]))
+  const before = t.session
+  await expect(t.newSession()).resolves.toEqual({ cancelled: false })
+  expect(t.session).not.toBe(before)
+  expect(log).toEqual(['factory', 'start startup turns=0', 'shutdown new', 'factory', 'start new turns=0'])
+  await t.run(when('two', [says('fresh')]))
+  expect(t.instance).toBe(2)
+  expect(t.events.instances()).toEqual([
+    { instance: 1, name: 'createTestSession()' },
+    { instance: 2, name: 'newSession()' },
+  ])
+  expect(t.events.ofInstance(1)).toHaveCalledTool('bash')
+  expect(t.events.ofInstance(2)).not.toHaveCalledTool('bash')
+  expect(t.events.ofInstance(2)).toHaveSaid('fresh')
+  expect(t.events.instanceOf(t.events.toolCalls[0]!)).toBe(1)
+  expect(t.events.modelRequests.map((request) => request.step)).toEqual([1, 2, 3])
+})
+
+it('session_before_switch cancels /new and /resume: the call says so, and nothing is replaced', async () => {
+  const log: string[] = []
+  const t = await createTestSession({ extensions: [counter(log, { cancelSwitch: true })] })
+  const before = t.session
+  await expect(t.newSession()).resolves.toEqual({ cancelled: true })
+  expect(t.session).toBe(before)
+  expect(log).toEqual(['factory', 'start startup turns=0', 'before_switch new'])
+  expect(t.instance).toBe(1)
+})
+
+it('/resume: the entries appended before come back, and the extension restores its state from them', async () => {
+  const log: string[] = []
+  const t = await createTestSession({ extensions: [counter(log)] })
+  await t.run(when('one', [says('1')]), when('two', [says('2')]))
+  const file = t.saveSession(join(t.home, 'saved.jsonl'))
+  await t.newSession()
+  await expect(t.resume(file)).resolves.toEqual({ cancelled: false })
+  expect(log.slice(-3)).toEqual(['shutdown resume', 'factory', 'start resume turns=2'])
+  expect(t.session.sessionManager.getEntries().filter((entry) => entry.type === 'custom').map((entry) => (entry as { data: unknown }).data)).toEqual([
+    { turns: 1 },
+    { turns: 2 },
+  ])
+  expect(roles(t)).toEqual(['user', 'assistant', 'user', 'assistant'])
+})
+
+it('/fork before a user message: the branch up to it, its text back; session_before_fork can cancel', async () => {
+  const log: string[] = []
+  const t = await createTestSession({ extensions: [counter(log)] })
+  await t.run(when('one', [says('1')]), when('two', [says('2')]))
+  const second = t.session.sessionManager.getEntries().filter((entry) => entry.type === 'message' && entry.message.role === 'user')[1]!
+  await expect(t.fork(second.id)).resolves.toEqual({ cancelled: false, selectedText: 'two' })
+  expect(log.slice(-3)).toEqual(['shutdown fork', 'factory', 'start fork turns=1'])
+  expect(roles(t)).toEqual(['user', 'assistant'])
+
+  const cancelling = await createTestSession({ extensions: [counter([], { cancelFork: true })] })
+  await cancelling.run(when('one', [says('1')]))
+  const first = cancelling.session.sessionManager.getEntries().find((entry) => entry.type === 'message')!
+  await expect(cancelling.fork(first.id)).resolves.toEqual({ cancelled: true })
+})
+
+it('/tree moves within the session, and /reload runs the factories again with session_start "reload"', async () => {
+  const log: string[] = []
+  const t = await createTestSession({ extensions: [counter(log)] })
+  await t.run(when('one', [says('1')]), when('two', [says('2')]))
+  const second = t.session.sessionManager.getEntries().filter((entry) => entry.type === 'message' && entry.message.role === 'user')[1]!
+  await expect(t.navigate(second.id)).resolves.toEqual({ cancelled: false, editorText: 'two' })
+  expect(roles(t)).toEqual(['user', 'assistant'])
+  expect(t.instance).toBe(1)
+  await expect(t.reload()).resolves.toEqual({ cancelled: false })
+  expect(log.slice(-3)).toEqual(['shutdown reload', 'factory', 'start reload turns=1'])
+  expect(t.instance).toBe(2)
+})
