@@ -8,6 +8,7 @@ import { unexpectedStart, unscriptedTurn, UpcomingTurns } from './upcoming-turns
 import { describeExtensionRequest, ExtensionLane, lastUserText, type ExtensionRequest } from './extension-lane.js'
 import { checkedTurn, type ExtensionAnswersAction, type ToolCallAction, type Turn } from './script.js'
 import { abortsAt, describeStep, responseFor, stepsOf, waitForStep, type Step } from './steps.js'
+import { notConsumed } from './not-consumed.js'
 
 export interface PlaybookRequest {
   step: number
@@ -127,38 +128,15 @@ export class Playbook {
     const left = turn.steps.slice(turn.next)
     if (left.length === 0 && unused.length === 0) return
     this.total -= left.length
-    const name = `turn ${turn.index} (${JSON.stringify(turn.prompt)})`
-    const lines: string[] = []
-    if (left.length > 0) {
-      lines.push(
-        `Playbook not consumed: ${name} ended after ${turn.next} of ${turn.steps.length} step(s).`,
-        `  Last consumed: ${this.lastConsumedLine()}`,
-        '  Remaining:',
-        ...left.map((step, i) => `    step ${this.served + i + 1}: ${describeStep(step)}`),
-      )
-    }
-    if (unused.length > 0) {
-      lines.push(
-        `${left.length > 0 ? 'And' : 'Playbook not consumed:'} ${unused.length} forExtension(...) answer(s) of ${name} were never asked for: no extension called the model itself that often.`,
-        ...unused.map(({ step, number }) => `    extension call ${number}: ${describeStep(step)}`),
-      )
-    }
-    const queued = this.hooks.stillQueued()
-    if (queued.length > 0) {
-      lines.push(
-        `Pi still holds ${queued.length} queued message(s) that no turn delivered: ${queued.join('; ')}.`,
-        'A message sent while the agent is finishing (pi.sendMessage(..., { triggerTurn: true }) or pi.sendUserMessage(...) from an',
-        'agent_end handler) is queued as a follow-up; Pi 0.73 delivers it only with the next prompt, so the turn that would take',
-        'the remaining steps never starts: move them to the next when(...), whose prompt delivers it.',
-      )
-    } else if (left.length > 0 && this.aborted) {
-      lines.push('The test called t.abort() during this turn, and Pi stopped it there: script only the steps before the abort in this when(...).')
-    } else if (left.length > 0) {
-      lines.push(
-        'Pi stopped asking the model before the script ran out: a tool call may have been blocked or failed,',
-        'an extension may have handled the prompt, or a step may have ended the turn early (says(...), fails(...) or aborts()).',
-      )
-    }
+    const lines = notConsumed({
+      name: `turn ${turn.index} (${JSON.stringify(turn.prompt)})`,
+      ended: `${turn.next} of ${turn.steps.length}`,
+      lastConsumed: this.lastConsumedLine(),
+      remaining: left.map((step, i) => `step ${this.served + i + 1}: ${describeStep(step)}`),
+      unusedExtensionAnswers: unused.map(({ step, number }) => `extension call ${number}: ${describeStep(step)}`),
+      queued: this.hooks.stillQueued(),
+      abortedByTest: this.aborted,
+    })
     const timeline = this.hooks.timeline()
     throw new Error([...lines, ...(timeline === undefined ? [] : ['', timeline])].join('\n'))
   }
