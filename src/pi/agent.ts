@@ -7,6 +7,7 @@ import type { ScriptedModel } from './adapter.js'
 import { adapter } from './running-line.js'
 import { ensureScriptedApi } from './scripted-api.js'
 import { nextMacrotask, realSetTimeout } from '../shared/real-timers.js'
+import type { ToolCallDecision } from './types.js'
 
 export function replaceModel(session: AgentSession, model: ScriptedModel): void {
   adapter.replaceModel(session, model)
@@ -55,15 +56,6 @@ function describeQueued(message: { role: string; content?: unknown; customType?:
 
 export function createMessageStream(): AssistantMessageEventStream {
   return adapter.exports.createAssistantMessageEventStream()
-}
-
-export interface ToolCallDecision {
-  toolCallId: string
-  toolName: string
-  blocked: boolean
-  reason?: string
-  /** What a throwing `tool_call` handler threw: Pi blocks the call, the handler did not decide to. */
-  error?: unknown
 }
 
 /**

@@ -22,11 +22,11 @@ export {
   resetPiGlobals,
 } from './running-line.js'
 export { SCRIPTED_MODEL, createPiSession, type PiSessionOptions, type PiSessionResult } from './session.js'
-export { replaceModel, providerRequest, createMessageStream, watchToolCallDecisions, trackSettling, pressEscape, watchQueuedMessages, type ToolCallDecision } from './agent.js'
+export { replaceModel, providerRequest, createMessageStream, watchToolCallDecisions, trackSettling, pressEscape, watchQueuedMessages } from './agent.js'
 export { answerExtensionModelCalls, type ExtensionModelCall } from './scripted-api.js'
 export { askedByPi, extensionOnStack } from './caller.js'
 export { bindSession, emitShutdown, emitExtensionEvent, invalidateExtensions, type UIBinding } from './extensions.js'
 export { saveSessionFile, exportSessionPage } from './session-files.js'
 export { resolveShortcut, type RegisteredShortcut, type ShortcutPress } from './shortcuts.js'
-export { startNewSession, resumeSession, forkSession, navigateTree, reloadSession, type LifecycleResult } from './lifecycle.js'
+export { startNewSession, resumeSession, forkSession, navigateTree, reloadSession } from './lifecycle.js'
 export { openScreen, preloadTui, screenNow, type ComponentScreen, type Frame, type MountOptions, type ScreenSize } from './tui.js'

@@ -3,15 +3,7 @@
 // session_shutdown; the factories run again; session_start says why), and the session itself navigates
 // its tree and reloads its extensions.
 import type { AgentSession, AgentSessionRuntime } from '@mariozechner/pi-coding-agent'
-
-/** What a lifecycle step did: `cancelled` when an extension's `session_before_*` handler cancelled it. */
-export interface LifecycleResult {
-  cancelled: boolean
-  /** /fork before a user message: the message's text, which Pi puts back in the editor. */
-  selectedText?: string
-  /** navigateTree to a user message: its text, for the editor. */
-  editorText?: string
-}
+import type { LifecycleResult } from './types.js'
 
 /** /new: a fresh session in the same cwd, as Pi's runtime makes it. */
 export function startNewSession(runtime: AgentSessionRuntime): Promise<LifecycleResult> {

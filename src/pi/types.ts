@@ -34,3 +34,22 @@ export type {
 
 /** A message of the agent's transcript (pi-agent-core's, which is no peer of this package: taken from the session). */
 export type AgentMessage = AgentSession['messages'][number]
+
+/** What a lifecycle step did: `cancelled` when an extension's `session_before_*` handler cancelled it. */
+export interface LifecycleResult {
+  cancelled: boolean
+  /** /fork before a user message: the message's text, which Pi puts back in the editor. */
+  selectedText?: string
+  /** navigateTree to a user message: its text, for the editor. */
+  editorText?: string
+}
+
+/** What the `tool_call` hook Pi installs decided on a call. */
+export interface ToolCallDecision {
+  toolCallId: string
+  toolName: string
+  blocked: boolean
+  reason?: string
+  /** What a throwing `tool_call` handler threw: Pi blocks the call, the handler did not decide to. */
+  error?: unknown
+}

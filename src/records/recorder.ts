@@ -1,6 +1,7 @@
 // Turns what Pi does into records as it happens: every event, the conversation, tool calls with the
 // decision of Pi's beforeToolCall hook, tool results, and model requests.
-import { watchToolCallDecisions, type ToolCallDecision } from '../pi/index.js'
+import { watchToolCallDecisions } from '../pi/index.js'
+import type { ToolCallDecision } from '../pi/types.js'
 import type { AgentSession, AgentSessionEvent, Context } from '../pi/types.js'
 import { messageOf } from '../shared/errors.js'
 import { originOf } from './handler-errors.js'

@@ -125,7 +125,7 @@ export class SessionRecords {
   readonly toolCalls = recordList<ToolCallRecord>()
   readonly toolResults = recordList<ToolResultRecord>()
   readonly ui = recordList<UICallRecord>()
-  readonly messages = recordList<AgentMessage>()
+  readonly messages: AgentMessage[] = recordList<AgentMessage>()
   readonly modelRequests = recordList<ModelRequestRecord>()
   readonly exec = recordList<ExecCallRecord>()
   readonly http = recordList<HttpCallRecord>()

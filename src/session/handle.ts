@@ -14,14 +14,13 @@ import {
   resumeSession,
   saveSessionFile,
   startNewSession,
-  type LifecycleResult,
   type RegisteredShortcut,
 } from '../pi/index.js'
 import { keystrokes } from '../mocks/keys.js'
-import type { AgentSession, AgentSessionRuntime } from '../pi/types.js'
+import type { AgentSession, AgentSessionRuntime, LifecycleResult } from '../pi/types.js'
 import type { SessionRecords } from '../records/records.js'
 import { describeReceived, messageOf } from '../shared/errors.js'
-export type { LifecycleResult } from '../pi/index.js'
+export type { LifecycleResult } from '../pi/types.js'
 import { runInSession, type SessionScope } from '../shared/session-context.js'
 import type { SessionActivity } from './activity.js'
 import { AwaitedTurn } from './awaited-turn.js'
