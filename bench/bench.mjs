@@ -12,7 +12,7 @@
 //   --help             print these options
 // Internal: --first=harness|bare (prints the first iteration of a fresh process as JSON).
 import { execFileSync, execFile } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os, { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -568,4 +568,8 @@ if (distChanged) console.log('WARNING: dist/ was rebuilt while the bench ran; th
 results.table = rows.map((r) => ({ ...r, harness: round(r.harness), bare: round(r.bare), ratio: round(r.ratio) }))
 // One results file per Pi line (the file's meta names it too), so that both lines' last full runs sit side by side.
 if (side === 'both' && SCENARIOS.every((name) => only.has(name)) && !profiler.profiled) writeFileSync(join(REPO, 'bench', `results-${PI_LINE.scope.slice(1)}.json`), `${JSON.stringify(results, null, 2)}\n`)
-else writeFileSync(join(REPO, '.cache', `bench-partial-${process.pid}.json`), `${JSON.stringify(results, null, 2)}\n`)
+else {
+  // A scenario that makes no cache dir of its own (--only=f) finds no .cache yet.
+  mkdirSync(join(REPO, '.cache'), { recursive: true })
+  writeFileSync(join(REPO, '.cache', `bench-partial-${process.pid}.json`), `${JSON.stringify(results, null, 2)}\n`)
+}
