@@ -94,6 +94,21 @@ describe('temp dirs', () => {
     expect(left()).toEqual([])
   })
 
+  it('makes the dirs of `within` in each dir, made here or ahead, and removes them whether or not anything was written there', async () => {
+    const within = join('.pi', 'agent')
+    const taken = [await takeTempDir(PREFIX, within), await takeTempDir(PREFIX, within)]
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    taken.push(await takeTempDir(PREFIX, within), await takeTempDir(PREFIX, within))
+    for (const root of taken) expect(readdirSync(join(root, within))).toEqual([])
+    // One left as made; one with a file in the innermost dir; one with a file beside it; one with the dir gone.
+    writeFileSync(join(taken[1]!, within, 'read-access.log'), 'read a.ts\n')
+    writeFileSync(join(taken[2]!, '.pi', 'settings.json'), '{}')
+    rmSync(join(taken[3]!, '.pi'), { recursive: true })
+    for (const root of taken) releaseTempDir(root, undefined, within)
+    await settleTempDirs()
+    expect(left()).toEqual([])
+  })
+
   it('never hands out a dir made ahead under a TMPDIR that has changed since', async () => {
     releaseTempDir(await takeTempDir(PREFIX))
     releaseTempDir(await takeTempDir(PREFIX))

@@ -31,7 +31,7 @@ export async function makeSessionDirs(givenCwd: string | undefined): Promise<Ses
   try {
     cwd ??= await takeTempDir(CWD_PREFIX)
   } catch (error) {
-    releaseTempDir(home)
+    releaseTempDir(home, undefined, AGENT_DIR)
     throw error
   }
   return { home, agentDir: join(home, AGENT_DIR), cwd, ownsCwd: givenCwd === undefined, users: 1 }
@@ -48,6 +48,6 @@ export function shareSessionDirs(dirs: SessionDirs): void {
  */
 export function releaseSessionDirs(dirs: SessionDirs, owner?: () => string): void {
   if (dirs.users <= 0 || --dirs.users > 0) return
-  releaseTempDir(dirs.home, owner)
+  releaseTempDir(dirs.home, owner, AGENT_DIR)
   if (dirs.ownsCwd) releaseTempDir(dirs.cwd, owner)
 }
