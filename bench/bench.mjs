@@ -12,7 +12,7 @@
 //   --help             print these options
 // Internal: --first=harness|bare (prints the first iteration of a fresh process as JSON).
 import { execFileSync, execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os, { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -155,11 +155,38 @@ const { calls, createTestSession, says, when } = harness
 
 const standardTurn = () => when(STANDARD_PROMPT, [calls('greet', { name: 'Ada' }), calls('bash', { command: 'rm -rf /' }), says('done')])
 
-async function harnessIteration() {
-  const t = await createTestSession({ extensions: [standardExtension], mockTools: { bash: bashAnswer } })
+async function harnessIteration(seeds = {}) {
+  const t = await createTestSession({ extensions: [standardExtension], mockTools: { bash: bashAnswer }, ...seeds })
   await t.run(standardTurn())
   await t.dispose()
   return t
+}
+
+// Ten small files a test might seed: settings and config in the home, sources and a README in the cwd.
+const TEN_SEEDS = {
+  home: {
+    '.pi/agent/settings.json': { defaultThinkingLevel: 'off', permissions: { level: 'ask' } },
+    '.pi/agent/guard.json': { deny: ['rm -rf', 'git push --force'] },
+    '.pi/agent/notes.md': '# notes\n',
+    '.config/tool/config.json': { verbose: false },
+  },
+  files: {
+    '.pi/settings.json': { packages: [] },
+    'AGENTS.md': '# Agents\nBe careful.\n',
+    'package.json': { name: 'seeded', version: '1.0.0', type: 'module' },
+    'src/a.ts': 'export const a = 1\n',
+    'src/b.ts': "export const b = 'b'\n",
+    'README.md': '# seeded\n',
+  },
+}
+const seededIteration = () => harnessIteration(TEN_SEEDS)
+
+async function checkSeeded() {
+  const t = await createTestSession({ extensions: [standardExtension], ...TEN_SEEDS })
+  const seededFiles = [...Object.keys(TEN_SEEDS.home).map((path) => join(t.home, path)), ...Object.keys(TEN_SEEDS.files).map((path) => join(t.cwd, path))]
+  const missing = seededFiles.filter((path) => !existsSync(path))
+  await t.dispose()
+  if (missing.length > 0) throw new Error(`(a) seeded: ${missing.join(', ')} not written`)
 }
 
 const firstStarted = now()
@@ -367,6 +394,7 @@ try {
       let held
       let floor
       let off
+      let seeded
       try {
         held = await timeInBlocks(HELD_ITERATIONS, { harness: harnessIteration, bare: bareIteration }, 'a-held')
         // What the isolation alone costs: bare Pi inside a session's isolation, in the harness's column.
@@ -374,12 +402,16 @@ try {
         floor = await timeInBlocks(HELD_ITERATIONS, { harness: floorIteration, bare: bareIteration }, 'a-floor')
         // The same, with the session context's promise hook off (before Node 24 it is on every promise).
         off = await withoutSessionContext(() => timeInBlocks(HELD_ITERATIONS, { harness: harnessIteration, bare: bareIteration }, 'a-off'))
+        // What seeding costs: the harness with ten small files seeded against the harness with none.
+        await checkSeeded()
+        seeded = await timeInBlocks(HELD_ITERATIONS, { harness: seededIteration, bare: harnessIteration }, 'a-seeded')
       } finally {
         leave()
       }
       results.a.homeHeld = { iterations: HELD_ITERATIONS, harness: summary(held.harness), bare: summary(held.bare), raw: held }
       results.a.isolationFloor = { iterations: HELD_ITERATIONS, isolatedBare: summary(floor.harness), bare: summary(floor.bare), raw: { isolatedBare: floor.harness, bare: floor.bare } }
       results.a.contextOff = { iterations: HELD_ITERATIONS, harness: summary(off.harness), bare: summary(off.bare), raw: off }
+      results.a.seeded = { iterations: HELD_ITERATIONS, seeded: summary(seeded.harness), unseeded: summary(seeded.bare), raw: { seeded: seeded.harness, unseeded: seeded.bare } }
     }
     if (side === 'both') {
       log(`(a) median harness ${results.a.harness.median.toFixed(2)} ms, bare ${results.a.bare.median.toFixed(2)} ms`)
@@ -512,6 +544,8 @@ if (results.a && side === 'both') {
   row('(a) median, temp home held (as under Vitest)', results.a.homeHeld.harness.median, results.a.homeHeld.bare.median, 'diagnostic', undefined)
   row('(a) … and the session context off (no promise hook)', results.a.contextOff.harness.median, results.a.contextOff.bare.median, 'diagnostic', undefined)
   row('(a) held: bare Pi in a session\'s isolation alone (harness column)', results.a.isolationFloor.isolatedBare.median, results.a.isolationFloor.bare.median, 'diagnostic', undefined)
+  const { seeded, unseeded } = results.a.seeded
+  row('(a) held: ten small files seeded / none (both columns harness)', seeded.median, unseeded.median, 'seeded ≤ none + 1 ms', seeded.median <= unseeded.median + 1)
 }
 if (results.b?.[100] && results.b?.[1000] && side === 'both') {
   row('(b) per call, 100 calls', results.b[100].harnessPerCallMs, results.b[100].barePerCallMs, 'info', undefined)
