@@ -89,6 +89,23 @@ function reportLateWork(scope: SessionScope, what: string, error?: unknown, stac
   return late
 }
 
+/**
+ * A refusal of the network guard beneath the session's code (a child process's request, a program it may not
+ * start), started at `stack`: it fails the session's test (or, after it, the file), naming the session, its
+ * test and the extension. Returns the Error reported.
+ */
+export function reportRefusal(scope: SessionScope, error: Error, stack: string | undefined): Error {
+  const state = watches.get().get(scope)
+  const extension = state && extensionOnStack(stack, state.extensionPaths())
+  const started = `started${extension === undefined ? '' : ` by ${extension}`} in ${sessionName(scope)}`
+  const advice = 'A child process reaches no network in tests: answer the program with pi.exec and an exec rule, or mock node:child_process.'
+  const refusal = Object.assign(new Error(`${error.message}; ${started}. ${advice}`), { code: 'ENETUNREACH' })
+  if (state === undefined) return refusal
+  if (scope.ended === undefined || state.watched) state.problems.report(refusal)
+  else fileProblems.get().push(refusal)
+  return refusal
+}
+
 /** Throws what sessions of this file did after their tests ended; the file's end calls it. */
 export function throwFileLateWork(): void {
   const found = fileProblems.get().splice(0)
