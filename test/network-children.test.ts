@@ -5,10 +5,12 @@
 // their argv and proxy and never connect beyond loopback; the floor beneath the guard records what this
 // process would send. Nothing leaves the machine, whatever the guard does.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync, execSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { calls, createTestSession, says, when, type TestSession } from '../environment/index.js'
+import { guardNetwork } from '../src/isolation/network-guard.js'
 import { layFloor, type Floor } from './support/network-floor.mjs'
 
 const EXTENSION = './test/fixtures/network-children/shell-out.ts'
@@ -148,5 +150,19 @@ describe('local programs', () => {
     expect(pathLine).toMatch(new RegExp(`^${tmpdir()}/pi-refused-programs-\\w+:${bin}:`))
     expect(gitLine).toMatch(/^git version /)
     expect(t.events.toolResultsFor('run')[1]!.text).toBe('a.txt\n')
+  })
+})
+
+describe('outside a session (the test body)', () => {
+  it('the same rules; a request is refused by the time spawnSync returns, and an nc is refused at once', () => {
+    const blocked: string[] = []
+    const release = guardNetwork((target) => blocked.push(target))
+    try {
+      expect(execSync('curl -sS http://example.com:8080/ 2>&1 || true', { encoding: 'utf8' })).toContain('HTTP/1.1 403 Forbidden')
+      expect(blocked).toEqual(['example.com:8080, asked of the proxy that child processes get by curl/1.0 in the child process `/bin/sh -c "curl -sS http://example.com:8080/ 2>&1 || true"`; the proxy refused it'])
+      expect(() => execFileSync('nc', ['example.com', '80'])).toThrow('Network access is disabled in tests: nc, which reaches the network without a proxy, in the child process `nc example.com 80`; it was not started')
+    } finally {
+      release()
+    }
   })
 })
