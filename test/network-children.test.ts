@@ -4,8 +4,8 @@
 // is refused. The programs here are stand-ins on PATH (test/support/fake-network-program.mjs) that record
 // their argv and proxy and never connect beyond loopback; the floor beneath the guard records what this
 // process would send. Nothing leaves the machine, whatever the guard does.
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { execFileSync, execSync } from 'node:child_process'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync, execSync, spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -18,6 +18,7 @@ const FAKE = new URL('./support/fake-network-program.mjs', import.meta.url).path
 const PROXY = /^http:\/\/pi-child-\d+:refused@127\.0\.0\.1:\d+$/
 
 let floor: Floor
+let root: string
 let bin: string
 let log: string
 let t: TestSession | undefined
@@ -25,9 +26,12 @@ const saved = { PATH: process.env.PATH, FAKE_PROGRAM_LOG: process.env.FAKE_PROGR
 
 beforeAll(async () => {
   floor = await layFloor()
-  bin = mkdtempSync(join(tmpdir(), 'pi-fake-programs-'))
-  log = join(bin, 'calls.jsonl')
-  for (const program of ['curl', 'wget', 'nc']) {
+  root = mkdtempSync(join(tmpdir(), 'pi-fake-programs-'))
+  bin = join(root, 'bin')
+  mkdirSync(bin)
+  log = join(root, 'calls.jsonl')
+  // Every program a test names, so that a regressed guard would run a stand-in, never the real one.
+  for (const program of ['curl', 'wget', 'nc', 'ssh']) {
     writeFileSync(join(bin, program), `#!/bin/sh\nexec '${process.execPath}' '${FAKE}' ${program} "$@"\n`)
     chmodSync(join(bin, program), 0o755)
   }
@@ -37,7 +41,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   Object.assign(process.env, saved)
-  rmSync(bin, { recursive: true, force: true })
+  rmSync(root, { recursive: true, force: true })
   floor.restore()
 })
 
@@ -116,12 +120,22 @@ describe('a program that reaches the network without a proxy (nc, ssh)', () => {
 
   it('named by its path in a shell command, or as bash /dev/tcp: refused at the spawn', async () => {
     t = await createTestSession({ extensions: [EXTENSION] })
-    await expect(t.run(run('exec', '/usr/bin/ssh', ['git@example.com']))).rejects.toThrow(
-      'Network access is disabled in tests: /usr/bin/ssh, which reaches the network without a proxy, in the child process `/bin/sh -c "/usr/bin/ssh git@example.com"`; it was not started',
+    await expect(t.run(run('exec', `${bin}/ssh`, ['git@example.com']))).rejects.toThrow(
+      `Network access is disabled in tests: ${bin}/ssh, which reaches the network without a proxy, in the child process \`/bin/sh -c "${bin}/ssh git@example.com"\`; it was not started`,
     )
     await t.dispose()
     t = await createTestSession({ extensions: [EXTENSION] })
-    await expect(t.run(run('spawn', 'bash', ['-c', 'echo hi > /dev/tcp/example.com/80']))).rejects.toThrow('Network access is disabled in tests: /dev/tcp, which reaches the network without a proxy')
+    // On loopback: a regressed guard would let bash connect to 127.0.0.1:9 and no further.
+    await expect(t.run(run('spawn', 'bash', ['-c', 'echo hi > /dev/tcp/127.0.0.1/9']))).rejects.toThrow('Network access is disabled in tests: /dev/tcp, which reaches the network without a proxy')
+    expect(recorded()).toEqual([])
+  })
+
+  it('refused while the session starts (a session_start handler): the message names the test all the same', async () => {
+    t = await createTestSession({ extensions: [(pi) => pi.on('session_start', () => void spawnSync('ssh', ['deploy@example.com']))] })
+    expect(() => t!.verify()).toThrow(
+      `Network access is disabled in tests: ssh, which reaches the network without a proxy, in the child process \`ssh deploy@example.com\`; it was not started; started by <inline:1> in session 1 of test "${expect.getState().currentTestName}" (extensions: <inline:1>).`,
+    )
+    expect(recorded()).toEqual([])
   })
 
   it('allowPrograms lets a session start one, for a program that stays on loopback', async () => {
