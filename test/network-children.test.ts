@@ -30,6 +30,7 @@ beforeAll(async () => {
   bin = join(root, 'bin')
   mkdirSync(bin)
   log = join(root, 'calls.jsonl')
+  writeFileSync(log, '')
   // Every program a test names, so that a regressed guard would run a stand-in, never the real one.
   for (const program of ['curl', 'wget', 'nc', 'ssh']) {
     writeFileSync(join(bin, program), `#!/bin/sh\nexec '${process.execPath}' '${FAKE}' ${program} "$@"\n`)
@@ -118,11 +119,16 @@ describe('a program that reaches the network without a proxy (nc, ssh)', () => {
     expect(recorded()).toEqual([])
   })
 
-  it('named by its path in a shell command, or as bash /dev/tcp: refused at the spawn', async () => {
+  it('named by its path in a shell command, as a busybox applet, or as bash /dev/tcp: refused at the spawn', async () => {
     t = await createTestSession({ extensions: [EXTENSION] })
     await expect(t.run(run('exec', `${bin}/ssh`, ['git@example.com']))).rejects.toThrow(
       `Network access is disabled in tests: ${bin}/ssh, which reaches the network without a proxy, in the child process \`/bin/sh -c "${bin}/ssh git@example.com"\`; it was not started`,
     )
+    await t.dispose()
+    t = await createTestSession({ extensions: [EXTENSION] })
+    await t.dispose()
+    t = await createTestSession({ extensions: [EXTENSION] })
+    await expect(t.run(run('spawnSync', 'busybox', ['nc', '127.0.0.1', '9']))).rejects.toThrow('Network access is disabled in tests: busybox nc, which reaches the network without a proxy')
     await t.dispose()
     t = await createTestSession({ extensions: [EXTENSION] })
     // On loopback: a regressed guard would let bash connect to 127.0.0.1:9 and no further.

@@ -28,6 +28,9 @@ const DEV_NET = /\/dev\/(tcp|udp)\//
 export function refusedProgram(file: string, args: readonly string[], allowed: readonly string[]): string | undefined {
   const name = programName(file)
   if (REFUSED.has(name) && !allowed.includes(name)) return name
+  // `busybox nc …` runs its own nc, found on no PATH.
+  const applet = name === 'busybox' && args[1] !== undefined ? programName(args[1]) : undefined
+  if (applet !== undefined && REFUSED.has(applet) && !allowed.includes(applet)) return `busybox ${applet}`
   if (!SHELLS.has(name)) return undefined
   const command = args.slice(1).join(' ')
   const byPath = BY_PATH.exec(command)
