@@ -31,6 +31,7 @@ const children = globalSlot('guarded-children', () => ({ next: 1, byToken: new M
 // Enough to name every child of a busy file; the oldest are forgotten first.
 const REMEMBERED_CHILDREN = 10_000
 const LOOPBACK = 'localhost,127.0.0.1,::1'
+const OUR_PROXY = /^http:\/\/pi-child-\d+:refused@127\.0\.0\.1:\d+$/
 const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'ftp_proxy', 'FTP_PROXY', 'all_proxy', 'ALL_PROXY']
 
 /** `preload`: the `--import=…` flag that loads the guard, or undefined where a child cannot load it. */
@@ -52,6 +53,12 @@ function guardSpawn(next: Method, preload: string | undefined): Method {
       const child: Child = { command: commandLine(args), scope, stack: new Error().stack }
       const refused = refusedProgram(file, args, allowed)
       if (refused !== undefined) throw report(child, `${refused}, which reaches the network without a proxy, in the child process \`${child.command}\`; it was not started`)
+      // A guarded child's own children keep its proxy: the test's process runs it, and knows whose child it was.
+      const inherited = spawning.envPairs.find((pair) => pair.startsWith('http_proxy='))?.slice('http_proxy='.length)
+      if (inherited !== undefined && OUR_PROXY.test(inherited)) {
+        spawning.envPairs = guardedEnvironment(spawning.envPairs, preload, inherited, allowed)
+        return next.call(this, options, ...rest)
+      }
       const proxy = refusingProxy(proxyAsked)
       spawning.envPairs = guardedEnvironment(spawning.envPairs, preload, `http://${remember(child)}:refused@127.0.0.1:${proxy.port}`, allowed)
       // What the child asked the proxy is reported before its exit is seen, or before spawnSync returns.
@@ -76,7 +83,7 @@ function guardedEnvironment(envPairs: string[], preload: string | undefined, pro
     ['NO_PROXY', () => LOOPBACK],
     ['NODE_OPTIONS', (value) => (preload === undefined ? value : value === undefined ? preload : value.includes(preload) ? value : `${value} ${preload}`)],
     // Without PATH a shell looks in its default dirs, where the stand-ins are not: they come first in those too.
-    ['PATH', (value) => (standIns === undefined ? value : `${standIns}:${value ?? '/usr/local/bin:/usr/bin:/bin'}`)],
+    ['PATH', (value) => (standIns === undefined || hasStandIns(value) ? value : `${standIns}:${value ?? '/usr/local/bin:/usr/bin:/bin'}`)],
   ])
   const kept = envPairs.filter((pair) => !replaced.has(pair.slice(0, pair.indexOf('='))))
   const valueOf = (name: string) => envPairs.find((pair) => pair.startsWith(`${name}=`))?.slice(name.length + 1)
@@ -86,6 +93,9 @@ function guardedEnvironment(envPairs: string[], preload: string | undefined, pro
   })
   return [...kept, ...added]
 }
+
+// A guarded child's PATH starts with the stand-ins its parent made.
+const hasStandIns = (path: string | undefined) => path !== undefined && /(^|\/)pi-refused-programs-\w+$/.test(path.split(':')[0]!)
 
 function remember(child: Child): string {
   const state = children.get()
