@@ -85,6 +85,20 @@ describe('a program that asks the proxy (curl), started', () => {
     expect(recorded()).toEqual([{ program: 'curl', args: ['-sS', url], proxy: expect.stringMatching(PROXY), noProxy: 'localhost,127.0.0.1,::1' }])
   })
 
+  it('by exec, not awaited: a request after the turn ended fails the test all the same', async () => {
+    t = await createTestSession({ extensions: [EXTENSION] })
+    await t.run(run('exec, not awaited', 'curl', ['-sS', url]))
+    const problem = () => {
+      try {
+        t!.verify()
+        return 'none yet'
+      } catch (error) {
+        return (error as Error).message
+      }
+    }
+    await expect.poll(problem, { timeout: 60_000 }).toMatch(/^Network access is disabled in tests: example\.com:443, asked of the proxy that child processes get by curl\/1\.0 in the child process `\/bin\/sh -c "curl -sS https:\/\/example\.com\/x"`; the proxy refused it; started by .*shell-out\.ts in session 1 of test/)
+  })
+
   it('by fork: a Node module that honours the proxy variables gets them too', async () => {
     t = await createTestSession({ extensions: [EXTENSION] })
     await expect(t.run(run('fork', FAKE, ['wget', 'https://api.example.com/v1']))).rejects.toThrow(
