@@ -55,15 +55,12 @@ function guardSpawn(next: Method, preload: string | undefined): Method {
       if (refused !== undefined) throw report(child, `${refused}, which reaches the network without a proxy, in the child process \`${child.command}\`; it was not started`)
       // A guarded child's own children keep its proxy: the test's process runs it, and knows whose child it was.
       const inherited = spawning.envPairs.find((pair) => pair.startsWith('http_proxy='))?.slice('http_proxy='.length)
-      if (inherited !== undefined && OUR_PROXY.test(inherited)) {
-        spawning.envPairs = guardedEnvironment(spawning.envPairs, preload, inherited, allowed)
-        return next.call(this, options, ...rest)
-      }
-      const proxy = refusingProxy(proxyAsked)
-      spawning.envPairs = guardedEnvironment(spawning.envPairs, preload, `http://${remember(child)}:refused@127.0.0.1:${proxy.port}`, allowed)
+      const proxy = inherited !== undefined && OUR_PROXY.test(inherited) ? undefined : refusingProxy(proxyAsked)
+      const url = proxy === undefined ? inherited! : `http://${remember(child)}:refused@127.0.0.1:${proxy.port}`
+      spawning.envPairs = guardedEnvironment(spawning.envPairs, preload, url, allowed)
       // What the child asked the proxy is reported before its exit is seen, or before spawnSync returns.
-      if (this instanceof ChildProcess) this.once('exit', proxy.drain)
-      else return afterwards(next.call(this, options, ...rest), proxy.drain)
+      if (proxy !== undefined && this instanceof ChildProcess) this.once('exit', proxy.drain)
+      else if (proxy !== undefined) return afterwards(next.call(this, options, ...rest), proxy.drain)
     }
     return next.call(this, options, ...rest)
   }
