@@ -30,6 +30,8 @@ export interface PiEnvironmentOptions extends SessionAttachOptions {
   files?: Record<string, string | object>
   /** Lets Pi discover resources in the session's home and cwd, as on start. */
   discover?: boolean
+  /** Programs the network guard refuses that this file's child processes may start (docs/network-guard.md). */
+  allowPrograms?: string[]
 }
 
 /** createTestSession's checks, where a config or a docblock holds paths and texts instead of functions and objects. */

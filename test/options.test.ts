@@ -51,7 +51,7 @@ describe('createTestSession checks its options', () => {
 
   it('lists the options when no name is close', async () => {
     await expect(createTestSession({ banana: 1 } as never)).rejects.toThrow(
-      'createTestSession: unknown option "banana"; the options are cwd, discover, extensionLoadTimeout, extensions, files, flags, home, importModule, mockSpec, mockTools, mockUI, mocks, process, propagateErrors, restartFrom, root, systemPrompt, toolExecution, tools, unhandled',
+      'createTestSession: unknown option "banana"; the options are allowPrograms, cwd, discover, extensionLoadTimeout, extensions, files, flags, home, importModule, mockSpec, mockTools, mockUI, mocks, process, propagateErrors, restartFrom, root, systemPrompt, toolExecution, tools, unhandled',
     )
   })
 

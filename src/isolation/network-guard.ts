@@ -8,6 +8,7 @@ import { childProcessSites } from './network-children.js'
 import { dnsSites } from './network-dns.js'
 import { guards, refuse, type Guard, type Method, type Site } from './network-policy.js'
 import { socketSites } from './network-sockets.js'
+import { UNGUARDED_WORKER } from './refusing-proxy.js'
 
 interface Patch {
   wrapper: Method
@@ -106,8 +107,8 @@ function guardWorker(next: Method): Method {
   const Original = next as unknown as WorkerClass
   return class Worker extends Original {
     constructor(filename: string | URL, options: workerThreads.WorkerOptions = {}) {
-      // Unguarded, or execArgv Node will reject (not an array) before any thread starts.
-      if (guards.size === 0 || (options.execArgv !== undefined && !Array.isArray(options.execArgv))) {
+      // Unguarded, the proxy's own thread, or execArgv Node will reject (not an array) before any thread starts.
+      if (guards.size === 0 || UNGUARDED_WORKER in options || (options.execArgv !== undefined && !Array.isArray(options.execArgv))) {
         super(filename, options)
         return
       }

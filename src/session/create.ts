@@ -32,7 +32,7 @@ import { SessionActivity, trackActivity } from './activity.js'
 import { DisposerStack } from './disposer.js'
 import { loadExtensions } from './extensions.js'
 import { sessionHandle, type TestSession } from './handle.js'
-import { endLateWork, linkLateWork, sessionName, watchLateWork } from './late-work.js'
+import { endLateWork, linkLateWork, reportRefusal, sessionName, watchLateWork } from './late-work.js'
 import { trackLive } from './live-sessions.js'
 import type { TestSessionOptions } from './options.js'
 import { planSession, type SessionPlan } from './plan.js'
@@ -47,7 +47,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   const plan = planSession(options)
   const dirs = await worldFor(plan, options)
   const stack = new DisposerStack()
-  const scope: SessionScope = { home: dirs.home, cwd: dirs.cwd }
+  const scope: SessionScope = { home: dirs.home, cwd: dirs.cwd, allowedPrograms: options.allowPrograms ?? [] }
   stack.defer(() => releaseSessionDirs(dirs, () => sessionName(scope)))
   // Everything the session starts, from loading its extensions on, runs in its context.
   return runInSession(scope, async () => {
@@ -62,7 +62,8 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
         { ...plan, mockTools: options.mockTools, mockUI: options.mockUI },
         { scope, recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer), cwd: () => cwd },
       )
-      watchLateWork(scope, { name: 'a test session', problems, extensionPaths: () => pi?.extensionRunner.getExtensionPaths() ?? [] })
+      watchLateWork(scope, { problems, extensionPaths: () => pi?.extensionRunner.getExtensionPaths() ?? [] })
+      scope.refused = (error, stack) => reportRefusal(scope, error, stack)
       const { session: first, runtime } = await startPi(plan, { cwd, home: dirs.home, agentDir: dirs.agentDir, mocks, activity, records: recorder.records }, stack)
       pi = first
       const current = () => pi!

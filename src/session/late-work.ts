@@ -18,14 +18,19 @@ interface LateWatch {
   watched: boolean
   /** The late work reported, once. */
   late?: Error
+  /** Refusals reported while the session was still unnamed (its extensions' session_start): named once it is. */
+  unnamed?: Error[]
 }
 
 const watches = processSlot('late-work', () => new WeakMap<object, LateWatch>())
 const fileProblems = processSlot('late-work-file', () => [] as Error[])
 
+/** A session's name until the environment names it after its test. */
+const UNNAMED = 'a test session'
+
 /** Starts watching `scope`'s session for work after its end. */
-export function watchLateWork(scope: SessionScope, watch: { name: string; problems: Problems; extensionPaths: () => readonly string[] }): void {
-  watches.get().set(scope, { ...watch, watched: false })
+export function watchLateWork(scope: SessionScope, watch: { problems: Problems; extensionPaths: () => readonly string[] }): void {
+  watches.get().set(scope, { ...watch, name: UNNAMED, watched: false })
 }
 
 /** `t` is the handle of `scope`'s session: nameSession and closeLateWork find it by the handle. */
@@ -41,13 +46,14 @@ export function linkLateWork(t: object, scope: SessionScope): void {
 export function nameSession(t: object, name: string, watched: boolean): void {
   const state = watches.get().get(t)
   if (state === undefined) return
+  for (const refusal of state.unnamed?.splice(0) ?? []) refusal.message = refusal.message.replace(` in ${state.name}.`, ` in ${name}.`)
   state.name = name
   state.watched = watched
 }
 
 /** How messages name `scope`'s session: `session 1 of test "x" (extensions: ./a.ts)`. */
 export function sessionName(scope: SessionScope): string {
-  return watches.get().get(scope)?.name ?? 'a test session'
+  return watches.get().get(scope)?.name ?? UNNAMED
 }
 
 /**
@@ -87,6 +93,24 @@ function reportLateWork(scope: SessionScope, what: string, error?: unknown, stac
   if (state.watched) state.problems.report(late)
   else fileProblems.get().push(late)
   return late
+}
+
+/**
+ * A refusal of the network guard beneath the session's code (a child process's request, a program it may not
+ * start), started at `stack`: it fails the session's test (or, after it, the file), naming the session, its
+ * test and the extension. Returns the Error reported.
+ */
+export function reportRefusal(scope: SessionScope, error: Error, stack: string | undefined): Error {
+  const state = watches.get().get(scope)
+  const extension = state && extensionOnStack(stack, state.extensionPaths())
+  const started = `started${extension === undefined ? '' : ` by ${extension}`} in ${sessionName(scope)}`
+  const advice = 'A child process reaches no network in tests: answer the program with pi.exec and an exec rule, or mock node:child_process.'
+  const refusal = Object.assign(new Error(`${error.message}; ${started}. ${advice}`), { code: 'ENETUNREACH' })
+  if (state === undefined) return refusal
+  if (state.name === UNNAMED) (state.unnamed ??= []).push(refusal)
+  if (scope.ended === undefined || state.watched) state.problems.report(refusal)
+  else fileProblems.get().push(refusal)
+  return refusal
 }
 
 /** Throws what sessions of this file did after their tests ended; the file's end calls it. */

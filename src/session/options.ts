@@ -11,6 +11,7 @@ import type { ModuleLoader } from './module-loader.js'
 import { closestName, describeReceived } from '../shared/errors.js'
 import { isCustomKeys, keystrokes, type KeyInput } from '../mocks/keys.js'
 import { seedFileProblem, type SeedFiles } from '../isolation/seed-files.js'
+import { REFUSED_PROGRAMS } from '../isolation/network-programs.js'
 
 export interface TestSessionOptions {
   /** Extension files (resolved against `root`) or inline factories `(pi) => void`. */
@@ -58,6 +59,11 @@ export interface TestSessionOptions {
    * `.pi/extensions`, the agent dir's extensions, AGENTS.md, skills, prompt templates, themes. Off by default.
    */
   discover?: boolean
+  /**
+   * Programs that reach the network without a proxy (ssh, nc, ping, dig…), which the network guard refuses to
+   * start, that child processes of this session may start: for one that stays on loopback (docs/network-guard.md).
+   */
+  allowPrograms?: string[]
   /** Runs the real `pi` CLI in RPC mode as a child process instead of an in-process session (docs/process-depth.md). */
   process?: boolean | ProcessOptions
 }
@@ -238,6 +244,7 @@ export const OPTION_CHECKS = {
   home: seedFiles,
   files: seedFiles,
   discover: is('a boolean', (v) => typeof v === 'boolean'),
+  allowPrograms: listOf('an array of program names', is(`one of the programs the network guard refuses (${REFUSED_PROGRAMS.join(', ')})`, (v) => (REFUSED_PROGRAMS as readonly unknown[]).includes(v))),
 } satisfies Record<string, Check>
 
 const milliseconds = is('a positive number of milliseconds', (v) => typeof v === 'number' && v > 0 && v <= MAX_TIMEOUT_MS)

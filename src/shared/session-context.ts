@@ -14,6 +14,14 @@ export interface SessionScope {
    * with the error it threw if any and the caller's stack, and returns the Error that says so.
    */
   ended?: (what: string, error?: unknown, stack?: string) => Error
+  /**
+   * Takes a refusal of the network guard beneath the session's code (a child process's request, a program it
+   * may not start), started at `stack`: reports it so that its test fails, and returns it naming the session,
+   * its test and the extension.
+   */
+  refused?: (error: Error, stack: string | undefined) => Error
+  /** Programs the network guard lets child processes start, which it would refuse (`allowPrograms`). */
+  allowedPrograms?: readonly string[]
 }
 
 interface SessionContexts {

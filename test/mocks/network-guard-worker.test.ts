@@ -4,7 +4,9 @@
 // `npm run build`). Each worker lays the floor (test/support/network-floor.mjs) before it tries anything,
 // so a worker that lacked the guard would still send nothing.
 import { exec, execFile, execSync, spawnSync } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import workerThreads, { Worker } from 'node:worker_threads'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -111,6 +113,24 @@ describe('a child process, which gets the guard for any Node it runs', () => {
       execFile(process.execPath, ['-p', CHILD], (error, stdout) => (error ? reject(error) : resolve(stdout))),
     )
     expect(lastLine(output)).toEqual(GUARDED)
+  })
+
+  it("reports to this process what a guarded child's own child asks of the proxy, naming the child", () => {
+    const blocked: string[] = []
+    releases.push(guardNetwork((target) => blocked.push(target)))
+    // A stand-in curl (test/support/fake-network-program.mjs) that asks the proxy and never connects beyond loopback.
+    const bin = mkdtempSync(join(tmpdir(), 'pi-fake-curl-'))
+    try {
+      const fake = fileURLToPath(new URL('../support/fake-network-program.mjs', import.meta.url))
+      writeFileSync(join(bin, 'curl'), `#!/bin/sh\nexec '${process.execPath}' '${fake}' curl "$@"\n`, { mode: 0o755 })
+      const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, FAKE_PROGRAM_LOG: join(bin, 'calls.jsonl') }
+      const script = `require("node:child_process").execSync("curl -sS https://example.com/", { stdio: "ignore" })`
+      spawnSync(process.execPath, ['-e', script], { env })
+      expect(blocked).toEqual([expect.stringMatching(/^example\.com:443, asked of the proxy that child processes get by curl\/1\.0 in the child process `\S+ -e "require/)])
+      expect(readFileSync(join(bin, 'calls.jsonl'), 'utf8')).toContain('"program":"curl"')
+    } finally {
+      rmSync(bin, { recursive: true, force: true })
+    }
   })
 
   it('guards Node that a shell command runs, also with an environment of its own', async () => {

@@ -1,0 +1,95 @@
+// Programs that reach the network without asking the proxy that child processes get: started directly they
+// are refused at the spawn; run by a shell or a script by name, they find a stand-in first on PATH that
+// refuses them and tells the proxy, so that the test fails naming them.
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
+import { globalSlot } from '../shared/global-slot.js'
+
+/** Clients of ssh, raw TCP and UDP, ICMP and DNS: none of them honours http_proxy. */
+export const REFUSED_PROGRAMS = [
+  'ssh', 'scp', 'sftp', 'mosh', 'telnet', 'ftp', 'tftp',
+  'nc', 'ncat', 'netcat', 'socat', 'nmap',
+  'ping', 'ping6', 'traceroute', 'traceroute6', 'tracepath', 'mtr',
+  'dig', 'nslookup', 'host', 'drill', 'whois',
+] as const
+
+const REFUSED = new Set<string>(REFUSED_PROGRAMS)
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox'])
+// A refused program that a shell command names by path (`/usr/bin/nc`), which the stand-ins on PATH cannot catch.
+const BY_PATH = new RegExp(`(?:^|[\\s;&|(\`'"])[^\\s;&|()\`'"]*\\/s?bin\\/(${REFUSED_PROGRAMS.join('|')})(?=$|[\\s;&|)\`'"])`)
+// Bash's and zsh's own TCP and UDP: `echo > /dev/tcp/example.com/80`.
+const DEV_NET = /\/dev\/(tcp|udp)\//
+
+/**
+ * Why the child `file` with `args` (Node's normalised argv, args[0] the program's name) would reach the
+ * network unguarded: `ssh`, `/usr/bin/nc`, `/dev/tcp`; undefined when it would not, as far as can be told.
+ */
+export function refusedProgram(file: string, args: readonly string[], allowed: readonly string[]): string | undefined {
+  const name = programName(file)
+  if (REFUSED.has(name) && !allowed.includes(name)) return name
+  // `busybox nc …` runs its own nc, found on no PATH.
+  const applet = name === 'busybox' && args[1] !== undefined ? programName(args[1]) : undefined
+  if (applet !== undefined && REFUSED.has(applet) && !allowed.includes(applet)) return `busybox ${applet}`
+  if (!SHELLS.has(name)) return undefined
+  const command = args.slice(1).join(' ')
+  const byPath = BY_PATH.exec(command)
+  if (byPath && !allowed.includes(byPath[1]!)) return byPath[0].trim().replace(/^[;&|(`'"]+/, '')
+  return DEV_NET.exec(command)?.[0].replace(/\/$/, '')
+}
+
+/** `git` for `/usr/bin/git` and `git.exe`. */
+export function programName(file: string): string {
+  return basename(file).replace(/\.(exe|cmd|bat)$/i, '')
+}
+
+/**
+ * A dir of stand-ins, one per refused program not in `allowed`, for the front of a child's PATH; undefined on
+ * Windows, where a stand-in would be a .cmd file that a program's own lookup may skip.
+ */
+export function refusedProgramsDir(allowed: readonly string[]): string | undefined {
+  if (process.platform === 'win32') return undefined
+  const dirs = standIns.get()
+  const key = allowed.join(',')
+  let dir = dirs.get(key)
+  if (dir === undefined) {
+    dir = writeStandIns(allowed)
+    dirs.set(key, dir)
+  }
+  return dir
+}
+
+const standIns = globalSlot('refused-program-dirs', () => {
+  const dirs = new Map<string, string>()
+  process.once('exit', () => {
+    for (const dir of dirs.values()) rmSync(dir, { recursive: true, force: true })
+  })
+  return dirs
+})
+
+function writeStandIns(allowed: readonly string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pi-refused-programs-'))
+  const script = join(dir, 'refuse.cjs')
+  writeFileSync(script, STAND_IN)
+  const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`
+  for (const name of REFUSED_PROGRAMS.filter((program) => !allowed.includes(program))) {
+    writeFileSync(join(dir, name), `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(script)} ${name} "$@"\n`)
+    chmodSync(join(dir, name), 0o755)
+  }
+  return dir
+}
+
+// Says why on stderr, tells the proxy in the child's http_proxy (which names the child), exits 126 as a
+// shell does for a command it cannot run.
+const STAND_IN = `const argv = process.argv.slice(2)
+process.stderr.write('Network access is disabled in tests: ' + argv[0] + ' reaches the network without the proxy that child processes get, so it is refused\\n')
+const done = () => process.exit(126)
+let proxy
+try { proxy = new URL(process.env.http_proxy) } catch { done() }
+const token = decodeURIComponent(proxy.username)
+const headers = { 'content-type': 'application/json', 'proxy-authorization': 'Basic ' + Buffer.from(token + ':').toString('base64') }
+require('node:http')
+  .request({ host: proxy.hostname, port: proxy.port, method: 'POST', path: '/refused-program', headers }, (response) => response.resume().on('end', done))
+  .on('error', done)
+  .end(JSON.stringify(argv))
+`
