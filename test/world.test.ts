@@ -81,6 +81,15 @@ describe('seeded files', () => {
     expect(readFileSync(join(outside.home, 'target.json'), 'utf8')).toBe('theirs')
   })
 
+  it('names the key when one seeded path needs another to be a directory', async () => {
+    await expect(createTestSession({ home: { a: 'x', 'a/b': 'y' } })).rejects.toThrow(
+      `createTestSession: option "home['a/b']" cannot be written: one of its parent paths is a file`,
+    )
+    await expect(createTestSession({ files: { 'a/b': 'y', a: 'x' } })).rejects.toThrow(
+      `createTestSession: option "files.a" cannot be written: a directory is at that path`,
+    )
+  })
+
   it('names the key and what it got for a content of the wrong type', async () => {
     await expect(createTestSession({ home: { 'a.txt': 42 as never } })).rejects.toThrow(
       `createTestSession: option "home['a.txt']" must be the file's content: a string, a Buffer, or an object or array (written as JSON), got 42 (a number)`,

@@ -35,15 +35,30 @@ export function writeSeedFiles(dir: string, files: SeedFiles, nameOf: (key: stri
     if (problem !== undefined) throw new TypeError(`createTestSession: ${problem}`)
     const target = join(root, key)
     const parent = dirname(target)
-    let resolved = parents.get(parent)
-    if (resolved === undefined) {
-      if (parent !== root) mkdirSync(parent, { recursive: true })
-      parents.set(parent, (resolved = realpathSync(parent)))
+    try {
+      let resolved = parents.get(parent)
+      if (resolved === undefined) {
+        if (parent !== root) mkdirSync(parent, { recursive: true })
+        parents.set(parent, (resolved = realpathSync(parent)))
+      }
+      const refuse = () => new TypeError(`createTestSession: option "${name}" reaches outside the dir through a symlink (${resolved}); seeded files stay inside the session's home and cwd`)
+      if (isOutside(root, resolved)) throw refuse()
+      writeFileRefusingSymlink(target, typeof content === 'string' || content instanceof Uint8Array ? content : `${JSON.stringify(content, null, 2)}\n`, refuse)
+    } catch (error) {
+      throw unwritable(error, name)
     }
-    const refuse = () => new TypeError(`createTestSession: option "${name}" reaches outside the dir through a symlink (${resolved}); seeded files stay inside the session's home and cwd`)
-    if (isOutside(root, resolved)) throw refuse()
-    writeFileRefusingSymlink(target, typeof content === 'string' || content instanceof Uint8Array ? content : `${JSON.stringify(content, null, 2)}\n`, refuse)
   }
+}
+
+// A file seeded where another seed (or the dir) needs a directory, or the reverse: name the key, not just the errno.
+function unwritable(error: unknown, name: string): unknown {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === undefined) return error
+  const why =
+    code === 'EEXIST' || code === 'ENOTDIR' ? 'one of its parent paths is a file (another seeded key, or a file already there)'
+    : code === 'EISDIR' ? 'a directory is at that path (another seeded key lies under it)'
+    : (error as Error).message
+  return new TypeError(`createTestSession: option "${name}" cannot be written: ${why}`, { cause: error })
 }
 
 // O_NOFOLLOW: a symlink at the file's own path fails the open (ELOOP) instead of writing where it points.
