@@ -1,6 +1,6 @@
 // The README's examples are real: the quick start is the example that `npm run examples` runs, and it
 // runs as written in a new folder.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -9,10 +9,13 @@ import { packPackage, ROOT, run } from './support/consumer.js'
 import { CURRENT_LINE } from './support/pi-line.js'
 
 const readme = readFileSync('README.md', 'utf8')
+const docsPages = readdirSync('docs').filter((name) => name.endsWith('.md'))
 
 describe('README', () => {
   it('opens with the commands that run the examples, the fast suite and the end-to-end files', () => {
-    const opening = readme.slice(readme.indexOf('```sh'), readme.indexOf('## Quick start'))
+    // The first shell block, above "Start here": what a contributor runs in a checkout.
+    const opening = readme.slice(readme.indexOf('```sh'), readme.indexOf('```\n', readme.indexOf('```sh') + 1))
+    expect(readme.indexOf('```sh')).toBeLessThan(readme.indexOf('## Start here'))
     expect(opening.split('\n').filter((line) => line.startsWith('npm')).map((line) => line.split('#')[0]!.trim())).toEqual([
       'npm ci && npm run examples',
       'npm test',
@@ -26,8 +29,9 @@ describe('README', () => {
     expect(readme).toContain(readFileSync(file, 'utf8').trim())
   })
 
-  it.each(Object.keys(piMatchers))('shows %s with an example', (matcher) => {
-    expect(readme).toMatch(new RegExp(`expect\\(.*\\)\\.${matcher}\\(`))
+  // The reference lives in docs/: every matcher has an example on some page.
+  it.each(Object.keys(piMatchers))('shows %s with an example, in the README or docs/', (matcher) => {
+    expect([readme, ...docsPages.map((page) => readFileSync(join('docs', page), 'utf8'))].join('\n')).toMatch(new RegExp(`expect\\(.*\\)\\.${matcher}\\(`))
   })
 })
 
