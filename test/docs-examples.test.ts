@@ -1,0 +1,159 @@
+// The docs' examples are checked, as the README's quick start is run: every ```ts block of README.md and
+// docs/*.md type-checks against the package's published types (dist/, as a user's project sees them), and
+// every relative link points at a file and heading that exist. A block that is only a piece of code (an
+// object's shape, a few properties) is marked ```ts fragment and left out; a failure names the page and line.
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import ts from 'typescript'
+import { beforeAll, describe, expect, it } from 'vitest'
+import * as api from '../environment/index.js'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
+
+/** A fenced code block: its language line (`ts`, `ts fragment`), its text, and the page line of its first line of code. */
+interface Block {
+  page: string
+  info: string
+  line: number
+  text: string
+}
+
+function blocksOf(page: string): Block[] {
+  const lines = readFileSync(join(ROOT, page), 'utf8').split('\n')
+  const blocks: Block[] = []
+  let open: Block | undefined
+  for (const [index, line] of lines.entries()) {
+    if (!line.startsWith('```')) {
+      if (open) open.text += `${line}\n`
+      continue
+    }
+    if (open) {
+      blocks.push(open)
+      open = undefined
+    } else {
+      open = { page, info: line.slice(3).trim(), line: index + 2, text: '' }
+    }
+  }
+  if (open) throw new Error(`${page}:${open.line - 1}: a code block that is never closed`)
+  return blocks
+}
+
+const ALL_BLOCKS = PAGES.flatMap(blocksOf)
+const TS_BLOCKS = ALL_BLOCKS.filter((block) => block.info === 'ts')
+
+/**
+ * What a block may use without importing it, as in a test file of these pages: Vitest's test API, every value
+ * the package exports, a session `t`, a temp `dir`, Node's `readFileSync`/`writeFileSync`/`existsSync` and
+ * `join`/`resolve`, and Pi's `SessionManager`. A block's own imports and declarations shadow these.
+ */
+function prelude(): string {
+  const vitest = ['expect', 'it', 'describe', 'vi', 'inject', 'beforeAll', 'afterAll', 'beforeEach', 'afterEach']
+  const own = Object.keys(api).filter((name) => name !== 'default' && name !== 'test')
+  return [
+    `import type * as Vitest from 'vitest'`,
+    `import type * as Pkg from 'vitest-environment-pi'`,
+    `import type {} from 'vitest-environment-pi/plugin'`,
+    `import type * as Fs from 'node:fs'`,
+    `import type * as Path from 'node:path'`,
+    `import type { SessionManager as PiSessionManager } from '@earendil-works/pi-coding-agent'`,
+    `declare global {`,
+    ...vitest.map((name) => `  const ${name}: typeof Vitest.${name}`),
+    ...own.map((name) => `  const ${name}: typeof Pkg.${name}`),
+    `  const t: Pkg.TestSession`,
+    `  const dir: string`,
+    `  const readFileSync: typeof Fs.readFileSync, writeFileSync: typeof Fs.writeFileSync, existsSync: typeof Fs.existsSync`,
+    `  const join: typeof Path.join, resolve: typeof Path.resolve`,
+    `  const SessionManager: typeof PiSessionManager`,
+    `}`,
+    `export {}`,
+  ].join('\n')
+}
+
+/** Each block as a module of its own, beside the package.json that makes it ESM and resolves the package's own name. */
+const fileOf = (block: Block) => join(ROOT, '.docs-examples', `${block.page.replace(/[/.]/g, '_')}_${block.line}.ts`)
+
+/** Type-checks every block in one program; returns each block's problems as `page:line: message`. */
+function typecheck(blocks: Block[]): Map<Block, string[]> {
+  const files = new Map<string, string>([[join(ROOT, '.docs-examples', 'prelude.d.ts'), prelude()]])
+  // The module marker goes on the block's last line, so every line number stays the page's.
+  for (const block of blocks) files.set(fileOf(block), `${block.text.replace(/\n$/, '')} ;export {}\n`)
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    lib: ['lib.es2023.d.ts'],
+    types: ['node'],
+    strict: true,
+    skipLibCheck: true,
+    noEmit: true,
+  }
+  const host = ts.createCompilerHost(options)
+  const readFile = host.readFile.bind(host)
+  const getSourceFile = host.getSourceFile.bind(host)
+  host.fileExists = (name) => files.has(name) || ts.sys.fileExists(name)
+  host.readFile = (name) => files.get(name) ?? readFile(name)
+  host.getSourceFile = (name, language, ...rest) =>
+    files.has(name) ? ts.createSourceFile(name, files.get(name)!, language, true, ts.ScriptKind.TS) : getSourceFile(name, language, ...rest)
+  const program = ts.createProgram([...files.keys()], options, host)
+  const problems = new Map<Block, string[]>()
+  for (const block of blocks) {
+    const source = program.getSourceFile(fileOf(block))!
+    problems.set(
+      block,
+      [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((diagnostic) => {
+        const { line } = source.getLineAndCharacterOfPosition(diagnostic.start ?? 0)
+        return `${block.page}:${block.line + line}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`
+      }),
+    )
+  }
+  return problems
+}
+
+describe('the ts blocks of README.md and docs/', () => {
+  let problems: Map<Block, string[]>
+  beforeAll(() => {
+    if (!existsSync(join(ROOT, 'dist/environment/index.d.ts'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)')
+    problems = typecheck(TS_BLOCKS)
+  }, 120_000)
+
+  it('are every block of a language the check knows: ts, ts fragment, or not TypeScript', () => {
+    expect(ALL_BLOCKS.filter((block) => block.info.startsWith('ts') && block.info !== 'ts' && block.info !== 'ts fragment').map((b) => `${b.page}:${b.line - 1}: ${b.info}`)).toEqual([])
+    expect(TS_BLOCKS.length).toBeGreaterThan(20)
+  })
+
+  it.each(TS_BLOCKS.map((block) => [`${block.page}:${block.line - 1}`, block] as const))('%s type-checks', (_, block) => {
+    expect(problems.get(block)).toEqual([])
+  })
+})
+
+/** GitHub's anchor for a heading: lower case, punctuation other than `-` and `_` dropped, spaces as `-`. */
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-')
+
+function anchorsOf(page: string): Set<string> {
+  const text = readFileSync(join(ROOT, page), 'utf8').replace(/^```[\s\S]*?^```/gm, '')
+  return new Set([...text.matchAll(/^#+ (.*)$/gm)].map((match) => anchorOf(match[1]!)))
+}
+
+describe('the relative links of README.md and docs/', () => {
+  it.each(PAGES)('%s links to files and headings that exist', (page) => {
+    const lines = readFileSync(join(ROOT, page), 'utf8').replace(/^```[\s\S]*?^```/gm, (block) => block.replace(/[^\n]/g, '')).split('\n')
+    const broken: string[] = []
+    for (const [index, line] of lines.entries()) {
+      for (const [, link] of line.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(link!)) continue
+        const [path, anchor] = link!.split('#') as [string, string | undefined]
+        const target = path ? relative(ROOT, resolve(ROOT, dirname(page), path)) : page
+        if (!existsSync(join(ROOT, target))) broken.push(`${page}:${index + 1}: ${link} (no file ${target})`)
+        else if (anchor && target.endsWith('.md') && !anchorsOf(target).has(anchor)) broken.push(`${page}:${index + 1}: ${link} (no such heading in ${target})`)
+      }
+    }
+    expect(broken).toEqual([])
+  })
+})
