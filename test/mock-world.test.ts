@@ -47,6 +47,48 @@ describe('a mocked world from a mock spec', () => {
     expect(t).toHaveSentToModel('earlier answer')
   })
 
+  it('seeds each entry type by its own fields, as Pi stores them', async () => {
+    t = await createTestSession({
+      mocks: {
+        session: {
+          entries: [
+            { type: 'message', message: { role: 'user', content: [{ type: 'text', text: 'earlier' }], timestamp: 1 } },
+            { type: 'custom', customType: 'plan', data: { step: 1 } },
+            { type: 'session_info', name: 'refactor' },
+            { type: 'model_change', provider: 'anthropic', modelId: 'claude-sonnet-4-5' },
+            { type: 'thinking_level_change', thinkingLevel: 'high' },
+          ],
+        },
+      },
+    })
+    const seeded = t.session.sessionManager.getEntries().slice(1, 6)
+    expect(seeded).toMatchObject([
+      { type: 'message', message: { role: 'user', content: [{ type: 'text', text: 'earlier' }] } },
+      { type: 'custom', customType: 'plan', data: { step: 1 } },
+      { type: 'session_info', name: 'refactor' },
+      { type: 'model_change', provider: 'anthropic', modelId: 'claude-sonnet-4-5' },
+      { type: 'thinking_level_change', thinkingLevel: 'high' },
+    ])
+    expect(t.session.sessionManager.getSessionName()).toBe('refactor')
+  })
+
+  it("labels a seeded entry by the spec's id for it, and names a targetId that matches none", async () => {
+    const label = { type: 'label', targetId: 'first', label: 'start' } as const
+    t = await createTestSession({
+      mocks: { session: { entries: [{ type: 'custom', customType: 'plan', id: 'first' }, label], branch: [label] } },
+    })
+    const [plan, labelled, onBranch] = t.session.sessionManager.getEntries().slice(1, 4)
+    expect(plan).toMatchObject({ type: 'custom', customType: 'plan' })
+    expect(plan!.id).not.toBe('first')
+    expect([labelled, onBranch]).toMatchObject([{ type: 'label', targetId: plan!.id, label: 'start' }, { type: 'label', targetId: plan!.id }])
+    expect(t.session.sessionManager.getLabel(plan!.id)).toBe('start')
+    await t.dispose()
+    t = undefined
+    await expect(createTestSession({ mocks: { session: { entries: [{ type: 'custom', customType: 'plan', id: 'a' }, { ...label, targetId: 'b' }] } } })).rejects.toThrow(
+      `mock spec session.entries[1]: a label's targetId "b" names no entry seeded before it (the ids seeded before it: "a")`,
+    )
+  })
+
   it('seeds a branch of its own: getBranch() follows it, getEntries() has everything', async () => {
     t = await createTestSession({
       extensions: [INSPECTOR],

@@ -1,5 +1,5 @@
 // The spec's session block as Pi's own session state: name, messages, entries, branch, file.
-import type { ContentBlock, SessionMessage, SessionMock } from './spec/types.js'
+import type { ContentBlock, SessionEntrySpec, SessionMessage, SessionMock } from './spec/types.js'
 import type { AgentMessage, Model, SessionManager } from '../pi/types.js'
 
 const DEFAULT_SESSION_NAME = 'test-session'
@@ -10,11 +10,13 @@ export function seedSession(manager: SessionManager, mock: SessionMock | undefin
   if (!mock) return
   manager.appendSessionInfo(mock.name ?? DEFAULT_SESSION_NAME)
   for (const message of mock.messages ?? []) manager.appendMessage(toPiMessage(message, model) as never)
-  for (const entry of mock.entries ?? []) appendEntry(manager, entry)
+  // Pi gives every entry an id of its own: a spec's `id` is a name that a later label's targetId may use.
+  const ids = new Map<string, string>()
+  for (const [index, entry] of (mock.entries ?? []).entries()) seedEntry(manager, entry, ids, `session.entries[${index}]`)
   if (mock.branch?.length) {
     // The branch is a path of its own from the root: later entries hang off it.
     manager.resetLeaf()
-    for (const entry of mock.branch) appendEntry(manager, entry)
+    for (const [index, entry] of mock.branch.entries()) seedEntry(manager, entry, ids, `session.branch[${index}]`)
   }
   const file = mock.file ?? DEFAULT_SESSION_FILE
   manager.getSessionFile = () => file
@@ -22,18 +24,32 @@ export function seedSession(manager: SessionManager, mock: SessionMock | undefin
   Object.assign(manager, { getState: () => state })
 }
 
-function appendEntry(manager: SessionManager, entry: Record<string, unknown>): void {
-  const { type } = entry
-  if (type === 'custom') manager.appendCustomEntry(String(entry.customType), entry.data)
-  else if (type === 'message') manager.appendMessage(entry.message as never)
-  else if (type === 'label') manager.appendLabelChange(String(entry.targetId), entry.label as string | undefined)
-  else if (type === 'session_info') manager.appendSessionInfo(String(entry.name))
-  else if (type === 'model_change') manager.appendModelChange(String(entry.provider), String(entry.modelId))
-  else if (type === 'thinking_level_change') manager.appendThinkingLevelChange(String(entry.thinkingLevel))
-  else {
-    throw new Error(
-      `mock spec session entry of type ${JSON.stringify(type)} is not supported; use custom, message, label, session_info, model_change or thinking_level_change`,
-    )
+function seedEntry(manager: SessionManager, entry: SessionEntrySpec, ids: Map<string, string>, where: string): void {
+  const id = appendEntry(manager, entry, ids, where)
+  if (entry.id !== undefined) ids.set(entry.id, id)
+}
+
+// The spec was validated against the schema, which requires each type's fields: nothing here guesses one.
+function appendEntry(manager: SessionManager, entry: SessionEntrySpec, ids: ReadonlyMap<string, string>, where: string): string {
+  switch (entry.type) {
+    case 'custom':
+      return manager.appendCustomEntry(entry.customType, entry.data)
+    case 'message':
+      return manager.appendMessage(entry.message as unknown as AgentMessage as never)
+    case 'label': {
+      const target = ids.get(entry.targetId)
+      if (target === undefined) {
+        const known = ids.size > 0 ? `the ids seeded before it: ${[...ids.keys()].map((key) => JSON.stringify(key)).join(', ')}` : 'no entry before it has an id'
+        throw new Error(`mock spec ${where}: a label's targetId ${JSON.stringify(entry.targetId)} names no entry seeded before it (${known})`)
+      }
+      return manager.appendLabelChange(target, entry.label)
+    }
+    case 'session_info':
+      return manager.appendSessionInfo(entry.name)
+    case 'model_change':
+      return manager.appendModelChange(entry.provider, entry.modelId)
+    case 'thinking_level_change':
+      return manager.appendThinkingLevelChange(entry.thinkingLevel)
   }
 }
 

@@ -10,6 +10,8 @@ import {
   type ExecMatch,
   type HttpMatch,
   type MockSpec,
+  type SessionEntrySpec,
+  type SessionEntryType,
 } from '../../src/mocks/spec/index.js'
 
 // Relative on purpose: error lines must repeat the path exactly as the caller gave it.
@@ -103,6 +105,23 @@ describe('validateMockSpec: valid specs', () => {
         expect(() => validateMockSpec({ ...base, http: { rules: [{ match, response }] } })).not.toThrow()
       }
     }
+  })
+
+  it('accepts every session entry type both Pi lines write and seed, typed by its own fields', () => {
+    const entries: SessionEntrySpec[] = [
+      { type: 'custom', customType: 'plan', data: { step: 1 } },
+      { type: 'message', message: { role: 'user', content: 'earlier', timestamp: 1 } },
+      { type: 'label', targetId: 'a1b2c3d4', label: 'checkpoint' },
+      { type: 'session_info', name: 'refactor' },
+      { type: 'model_change', provider: 'anthropic', modelId: 'claude-sonnet-4-5' },
+      // A session file's own fields are accepted; Pi assigns its own.
+      { type: 'thinking_level_change', thinkingLevel: 'high', id: 'e5f6a7b8', parentId: null, timestamp: '2026-12-01T09:50:37.000Z' },
+    ]
+    expect(validateMockSpec({ ...base, session: { entries, branch: entries.slice(0, 1) } }).session?.entries).toBe(entries)
+    // @ts-expect-error a custom entry without its customType
+    expectTypeOf<{ type: 'custom'; data: 1 }>().toMatchTypeOf<SessionEntrySpec>()
+    expectTypeOf<SessionEntryType>().toEqualTypeOf<'custom' | 'message' | 'label' | 'session_info' | 'model_change' | 'thinking_level_change'>()
+    expectTypeOf<NonNullable<MockSpec['session']>['entries']>().toEqualTypeOf<SessionEntrySpec[] | undefined>()
   })
 
   it('accepts the extension id when it is one of several', () => {
@@ -293,6 +312,32 @@ describe('validateMockSpec: invalid specs', () => {
       [
         'mock spec: /session/messages/0/content: must be string or array',
         'mock spec: /session/messages/1/content/0: missing required property "type"',
+      ].join('\n'),
+    )
+  })
+
+  it('session entries: each type needs its own fields, and an unknown type or field is named', () => {
+    const spec = {
+      ...base,
+      session: {
+        entries: [
+          { type: 'custom', data: { step: 1 } },
+          { type: 'model_change', provider: 'anthropic' },
+          { type: 'compaction', summary: 'x' },
+          { type: 'custom', customType: 'plan', custom_type: 'plan' },
+        ],
+        branch: [{ type: 'message', message: { content: 'hi' } }, { id: 'm1' }],
+      },
+    }
+    expect(messageFor(spec)).toBe(
+      [
+        'mock spec: /session/entries/0: missing required property "customType"',
+        'mock spec: /session/entries/1: missing required property "modelId"',
+        'mock spec: /session/entries/2: unknown property "summary"',
+        'mock spec: /session/entries/2/type: must be one of "custom", "message", "label", "session_info", "model_change", "thinking_level_change"',
+        'mock spec: /session/entries/3: unknown property "custom_type"',
+        'mock spec: /session/branch/0/message: missing required property "role"',
+        'mock spec: /session/branch/1: missing required property "type"',
       ].join('\n'),
     )
   })

@@ -30,10 +30,74 @@ export interface SessionMock {
   file?: string
   state?: JsonObject
   messages?: SessionMessage[]
-  entries?: JsonObject[]
-  branch?: JsonObject[]
+  /** Appended in order after the messages, as Pi's SessionManager appends them. */
+  entries?: SessionEntrySpec[]
+  /** A path of its own from the root, after `entries`: `getBranch()` follows it, `getEntries()` has both. */
+  branch?: SessionEntrySpec[]
   /** Default `true`: mutations succeed silently; `false`: they return errors. */
   accept_mutations?: boolean
+}
+
+/**
+ * A seeded session entry: one of the entry types that both of Pi's lines write and that Pi's `SessionManager`
+ * can append (`SessionEntry` in Pi's `core/session-manager`), with Pi's own field names. Pi assigns each its
+ * own `id`, `parentId` and `timestamp` as it appends it: those fields are accepted, as in a session file, and
+ * replaced; an entry's `id` is the name a later label's `targetId` uses for it.
+ */
+export type SessionEntrySpec =
+  | CustomEntrySpec
+  | MessageEntrySpec
+  | LabelEntrySpec
+  | SessionInfoEntrySpec
+  | ModelChangeEntrySpec
+  | ThinkingLevelChangeEntrySpec
+
+export type SessionEntryType = SessionEntrySpec['type']
+
+/** Fields of a session file's entry that Pi assigns anew when the entry is seeded. */
+export interface SessionEntrySpecBase {
+  /** A name for the entry, which a later label's `targetId` may use; Pi gives the entry an id of its own. */
+  id?: string
+  parentId?: string | null
+  timestamp?: string
+}
+
+/** What `pi.appendEntry(customType, data)` writes; extensions read it back from `ctx.sessionManager.getEntries()`. */
+export interface CustomEntrySpec extends SessionEntrySpecBase {
+  type: 'custom'
+  customType: string
+  data?: JsonValue
+}
+
+/** A message of the transcript in Pi's own shape (`role` `user`, `assistant`, `toolResult`, `custom`…), stored as given. */
+export interface MessageEntrySpec extends SessionEntrySpecBase {
+  type: 'message'
+  message: JsonObject & { role: string }
+}
+
+/** A label on an entry (`/label`); without `label`, the label is cleared. */
+export interface LabelEntrySpec extends SessionEntrySpecBase {
+  type: 'label'
+  /** The `id` of an entry seeded before it. */
+  targetId: string
+  label?: string
+}
+
+/** The session's name, as `pi.setSessionName` records it. */
+export interface SessionInfoEntrySpec extends SessionEntrySpecBase {
+  type: 'session_info'
+  name: string
+}
+
+export interface ModelChangeEntrySpec extends SessionEntrySpecBase {
+  type: 'model_change'
+  provider: string
+  modelId: string
+}
+
+export interface ThinkingLevelChangeEntrySpec extends SessionEntrySpecBase {
+  type: 'thinking_level_change'
+  thinkingLevel: string
 }
 
 export type SessionMessageRole = 'user' | 'assistant'

@@ -72,6 +72,8 @@ interface Entry extends MockSpecProblem {
 function schemaProblems(errors: readonly ErrorObject[]): MockSpecProblem[] {
   const entries: Entry[] = []
   for (const error of errors) {
+    // An if/then's own error only repeats that the then-branch failed, right after that branch's errors.
+    if (error.keyword === 'if') continue
     if (error.keyword !== 'anyOf' && error.keyword !== 'oneOf') {
       entries.push(toEntry(error, describe(error)))
       continue
