@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { messageOf } from '../../shared/errors.js'
+import { jsonErrorPosition } from '../../shared/json-position.js'
 import type { MockSpec } from './types.js'
 import { MockSpecError, validateMockSpec, type ValidateMockSpecOptions } from './validate.js'
 
@@ -28,13 +29,10 @@ export function readJsonFile(path: string): unknown {
   }
 }
 
-// Node 20 only reports a character offset, which is useless in a long file, so line and column are added.
+// V8 reports a character offset at best (none for an unexpected token), useless in a long file: line and column are added.
 function jsonReason(error: unknown, text: string): string {
   const message = messageOf(error)
-  const offset = /at position (\d+)/.exec(message)?.[1]
-  if (offset === undefined || /\(line \d+ column \d+\)/.test(message)) return message
-  const before = text.replace(/^\uFEFF/, '').slice(0, Number(offset))
-  const line = before.split('\n').length
-  const column = before.length - before.lastIndexOf('\n')
-  return `${message} (line ${line} column ${column})`
+  const position = jsonErrorPosition(text.replace(/^\uFEFF/, ''))
+  if (position === undefined || /\(line \d+ column \d+\)/.test(message)) return message
+  return `${message} (line ${position.line} column ${position.column})`
 }
