@@ -128,6 +128,24 @@ describe('the ts blocks of README.md and docs/', () => {
   })
 })
 
+describe('docs/mocks.md', () => {
+  it('names every field of the mock spec schema', () => {
+    const schema = JSON.parse(readFileSync(join(ROOT, 'src/mocks/spec/schema.json'), 'utf8')) as unknown
+    const fields = new Set<string>()
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(walk)
+      if (typeof node !== 'object' || node === null) return
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'properties' && typeof value === 'object' && value !== null) Object.keys(value).forEach((field) => fields.add(field))
+        walk(value)
+      }
+    }
+    walk(schema)
+    const page = readFileSync(join(ROOT, 'docs/mocks.md'), 'utf8')
+    expect([...fields].filter((field) => !new RegExp(`[\\s\`({,]${field}[\\s\`:?,})]`).test(page))).toEqual([])
+  })
+})
+
 /** GitHub's anchor for a heading: lower case, punctuation other than `-` and `_` dropped, spaces as `-`. */
 const anchorOf = (heading: string) =>
   heading
