@@ -160,6 +160,18 @@ function anchorsOf(page: string): Set<string> {
 }
 
 describe('the relative links of README.md and docs/', () => {
+  // The installed package is where a user reads them too (node_modules/vitest-environment-pi): the pages ship.
+  it("README.md's and the pages' links to pages point at files the package ships", () => {
+    const { files } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }
+    const shipped = (path: string) => files.some((entry) => path === entry || path.startsWith(`${entry}/`) || (entry.endsWith('/*.md') && dirname(path) === entry.slice(0, -5) && path.endsWith('.md')))
+    const targets = PAGES.flatMap((page) =>
+      [...readFileSync(join(ROOT, page), 'utf8').matchAll(/\]\(([^)#\s]+\.md)(?:#[^)]*)?\)/g)].map(([, path]) => relative(ROOT, resolve(ROOT, dirname(page), path!))),
+    )
+    expect(targets.length).toBeGreaterThan(40)
+    expect([...new Set(targets)].filter((target) => !shipped(target))).toEqual([])
+  })
+
+
   it.each(PAGES)('%s links to files and headings that exist', (page) => {
     const lines = readFileSync(join(ROOT, page), 'utf8').replace(/^```[\s\S]*?^```/gm, (block) => block.replace(/[^\n]/g, '')).split('\n')
     const broken: string[] = []

@@ -50,7 +50,7 @@ export async function init({ dir, force, log }: InitOptions): Promise<Change[]> 
   if (missing.length > 0) log(`  npm i -D ${missing.join(' ')}`)
   for (const change of changes.filter((c) => c.outcome === 'kept')) log(`  ${change.file}: ${change.note}`)
   log('  npm test')
-  log(`  then grow ${relative(dir, join(dir, 'test'))}/*.test.* with when(...) turns, mocks and matchers (docs/cli.md, README)`)
+  log(`  then grow ${relative(dir, join(dir, 'test'))}/*.test.* with when(...) turns, mocks and matchers (node_modules/vitest-environment-pi/README.md, and docs/ beside it)`)
   return changes
 }
 
