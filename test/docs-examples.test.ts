@@ -46,7 +46,8 @@ const TS_BLOCKS = ALL_BLOCKS.filter((block) => block.info === 'ts')
 /**
  * What a block may use without importing it, as in a test file of these pages: Vitest's test API, every value
  * the package exports, a session `t`, a temp `dir`, Node's `readFileSync`/`writeFileSync`/`existsSync` and
- * `join`/`resolve`, and Pi's `SessionManager`. A block's own imports and declarations shadow these.
+ * `join`/`resolve`, Pi's `SessionManager`, and `pi`, the `ExtensionAPI` an extension's factory gets (for a few
+ * lines of an extension). A block's own imports and declarations shadow these.
  */
 function prelude(): string {
   const vitest = ['expect', 'it', 'describe', 'vi', 'inject', 'beforeAll', 'afterAll', 'beforeEach', 'afterEach']
@@ -57,7 +58,7 @@ function prelude(): string {
     `import type {} from 'vitest-environment-pi/plugin'`,
     `import type * as Fs from 'node:fs'`,
     `import type * as Path from 'node:path'`,
-    `import type { SessionManager as PiSessionManager } from '@earendil-works/pi-coding-agent'`,
+    `import type { ExtensionAPI, SessionManager as PiSessionManager } from '@earendil-works/pi-coding-agent'`,
     `declare global {`,
     ...vitest.map((name) => `  const ${name}: typeof Vitest.${name}`),
     ...own.map((name) => `  const ${name}: typeof Pkg.${name}`),
@@ -66,6 +67,7 @@ function prelude(): string {
     `  const readFileSync: typeof Fs.readFileSync, writeFileSync: typeof Fs.writeFileSync, existsSync: typeof Fs.existsSync`,
     `  const join: typeof Path.join, resolve: typeof Path.resolve`,
     `  const SessionManager: typeof PiSessionManager`,
+    `  const pi: ExtensionAPI`,
     `}`,
     `export {}`,
   ].join('\n')
