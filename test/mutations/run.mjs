@@ -11,8 +11,8 @@
 //   { "id": "temp-settle-early", "file": "src/isolation/temp-dirs.ts", "original": "<exact snippet>",
 //     "replacement": "<snippet>", "breaks": "the promise it breaks", "tests": ["test/temp-dirs.test.ts"],
 //     "build": false }
-// `original` must occur exactly once in `file`. `build: true` (or a test file that imports dist/) builds the
-// copy first. `--all-tests` runs the whole unit project for each mutation instead of the named files (slow).
+// `original` must occur exactly once in `file`. `build: true` (or a test file that names dist/, unless `build: false`) builds
+// the copy first. `--all-tests` runs the whole unit project for each mutation instead of the named files (slow).
 // Before the mutations, each set of test files is run once unmutated (`--no-baseline` skips it): a set that
 // fails unmutated would count every mutation as caught. Results: a table, and test/mutations/results/<round>.json.
 import { spawn } from 'node:child_process'
@@ -96,12 +96,16 @@ function inCopy(command, commandArgs) {
 }
 
 const vitest = join(ROOT, 'node_modules/vitest/vitest.mjs')
-const runTests = (tests) => inCopy(process.execPath, [vitest, 'run', '--project', 'unit', ...(flag('all-tests') ? [] : tests)])
+// --bail: the first failing test is enough to call the mutation caught.
+const runTests = (tests, bail = true) => inCopy(process.execPath, [vitest, 'run', '--project', 'unit', ...(bail ? ['--bail=1'] : []), ...(flag('all-tests') ? [] : tests)])
 const build = () => inCopy(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'])
-const needsBuild = (entry) => entry.build === true || entry.tests.some((t) => /['"][./]*\/dist\//.test(readFileSync(join(ROOT, t), 'utf8')))
+// `build` says; else a test file that names dist/ gets a build (`"build": false` when it runs none of the mutated code from there).
+const needsBuild = (entry) => entry.build ?? entry.tests.some((t) => /['"/]dist\//.test(readFileSync(join(ROOT, t), 'utf8')))
 
 /** The failing tests' names, from Vitest's default reporter: what caught the mutation. */
-function failedTests(out) {
+function failedTests(output) {
+  // eslint-disable-next-line no-control-regex
+  const out = output.replace(/\x1b\[[0-9;]*m/g, '')
   const names = [...out.matchAll(/^\s*(?:FAIL|×)\s+(.+?)(?:\s+\d+ms)?$/gm)].map((m) => m[1].trim())
   return [...new Set(names)].slice(0, 4)
 }
@@ -116,7 +120,7 @@ if (entries.some(needsBuild)) {
 }
 if (!flag('no-baseline')) {
   for (const key of new Set(entries.map((e) => e.tests.join(' ')))) {
-    const base = await runTests(key.split(' '))
+    const base = await runTests(key.split(' '), false)
     if (base.code !== 0) {
       console.error(base.out.slice(-4000))
       throw new Error(`unmutated, these tests fail: ${key}; fix that first (every mutation would count as caught)`)
@@ -126,6 +130,15 @@ if (!flag('no-baseline')) {
 }
 
 const results = []
+// Written after each mutation: a run stopped halfway keeps what it found. A run of some ids (--only)
+// replaces their results and keeps the others'.
+function save(round) {
+  mkdirSync(join(HERE, 'results'), { recursive: true })
+  const out = join(HERE, 'results', `${round}.json`)
+  const now = results.filter((r) => r.round === round)
+  const before = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')).filter((r) => !now.some((n) => n.id === r.id)) : []
+  writeFileSync(out, `${JSON.stringify([...before, ...now], null, 2)}\n`)
+}
 for (const entry of entries) {
   const target = join(scratch, entry.file)
   const original = readFileSync(target, 'utf8')
@@ -144,17 +157,9 @@ for (const entry of entries) {
   const seconds = Math.round((Date.now() - started) / 1000)
   results.push({ id: entry.id, round: entry.round, file: entry.file, breaks: entry.breaks, tests: entry.tests, caught, by: caught ? by : [], seconds })
   console.log(`${caught ? 'CAUGHT  ' : 'SURVIVED'} ${entry.id} (${seconds} s)${caught ? ` by ${by.join('; ')}` : ''}`)
+  save(entry.round)
 }
 
 const caught = results.filter((r) => r.caught).length
 console.log(`\n[mutations] caught ${caught} of ${results.length} (${Math.round((100 * caught) / results.length)} %)`)
 for (const r of results.filter((r) => !r.caught)) console.log(`  survived: ${r.id} — ${r.breaks}`)
-mkdirSync(join(HERE, 'results'), { recursive: true })
-for (const round of new Set(results.map((r) => r.round))) {
-  // A run of some ids (--only) replaces their results and keeps the others'.
-  const out = join(HERE, 'results', `${round}.json`)
-  const now = results.filter((r) => r.round === round)
-  const before = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')).filter((r) => !now.some((n) => n.id === r.id)) : []
-  writeFileSync(out, `${JSON.stringify([...before, ...now], null, 2)}\n`)
-  console.log(`[mutations] ${relative(ROOT, out)}`)
-}
