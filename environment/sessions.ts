@@ -1,61 +1,17 @@
 // Sessions created in a test are disposed when it ends; those created outside a test stay live until the file
 // ends, when setup.ts disposes every session still live (src/session/live-sessions.ts).
-import { AsyncLocalStorage } from 'node:async_hooks'
-import { aroundEach, onTestFinished, type TestContext } from 'vitest'
+import { onTestFinished } from 'vitest'
 import { describeRunning } from '../src/session/activity.js'
 import { createTestSession as createSession, type TestSession, type TestSessionOptions } from '../src/test-session.js'
 import { closeLateWork, nameSession } from '../src/session/late-work.js'
 import { messageOf } from '../src/shared/errors.js'
-import { globalSlot } from '../src/shared/global-slot.js'
 import { attachSession, type EndingTest } from './attach.js'
 import { attachOptionsOf, type SessionAttachOptions } from './attach-options.js'
 import { withDefaults } from './defaults.js'
+import { currentTest } from './running-tests.js'
 
-/** The test whose body is running: its name, how its sessions end, its abort signal, how many sessions it made. */
-interface RunningTest extends Pick<TestContext, 'onTestFinished' | 'signal'> {
-  name: string
-  sessions: number
-}
+export { testName } from './running-tests.js'
 
-// The test whose body (or fixtures) is running. A sequential test is the only one running; concurrent
-// ones are told apart by an async context, as Vitest's own notion of the current test is whichever
-// started last. Only concurrent tests enter it: before Node 24 each active AsyncLocalStorage adds to the
-// cost of every promise of the process (one costs about 9 % of a session on Node 20, 15 % on Node 22;
-// the session context, src/shared/session-context.ts, is one already).
-const runningTests = globalSlot('running-tests', () => ({
-  sequential: undefined as RunningTest | undefined,
-  concurrent: new AsyncLocalStorage<RunningTest>(),
-  concurrentCount: 0,
-}))
-
-const currentTest = (): RunningTest | undefined => runningTests.get().concurrent.getStore() ?? runningTests.get().sequential
-
-/** Registered by the setup file: which test is running, for createTestSession. */
-export function trackRunningTests(): void {
-  // Vitest reads the fixtures a hook needs from its destructuring: these are the context's own, no fixture.
-  aroundEach(async (runTest, { task, onTestFinished, signal }) => {
-    const tests = runningTests.get()
-    const test: RunningTest = { name: testName(task), onTestFinished, signal, sessions: 0 }
-    if (!task.concurrent) {
-      tests.sequential = test
-      try {
-        return await runTest()
-      } finally {
-        if (tests.sequential === test) tests.sequential = undefined
-      }
-    }
-    tests.concurrentCount++
-    try {
-      return await tests.concurrent.run(test, runTest)
-    } finally {
-      // The last concurrent test to end turns this context off again.
-      if (--tests.concurrentCount === 0) tests.concurrent.disable()
-    }
-  })
-}
-
-/** `"suite > test"`, quoted, as messages name a test. */
-export const testName = (task: { name: string; fullTestName?: string }) => JSON.stringify(task.fullTestName ?? task.name)
 
 /** What `t` was doing when the test was aborted (Vitest aborts its signal when the test times out). */
 export type AbortSnapshot = () => string | undefined

@@ -12,7 +12,7 @@ import { beginFile, sharedWorker } from './file-reset.js'
 import { freshLoader } from './module-loader.js'
 import { piSerializer } from './serializer.js'
 import { recordFileReads } from './session-reads.js'
-import { trackRunningTests } from './sessions.js'
+import { trackRunningTests } from './running-tests.js'
 
 // Before a shared worker's file tracks its timers (beginFile): the file's wrapper goes over this one and
 // comes off again at its end.
@@ -33,7 +33,7 @@ let endFile: (() => void) | undefined
 if (sharedWorker()) {
   // Sessions of a previous file that failed to load (its afterAll never ran) go first.
   await disposeLiveSessions()
-  endFile = beginFile()
+  endFile = await beginFile()
 }
 
 // Registered first, so it runs after the file's own afterAll hooks: sessions, then the reset. The

@@ -110,6 +110,12 @@ describe('codegen: redaction', () => {
     expect(report.join('\n')).not.toContain('hunter2')
   })
 
+  it('redacts a bearer token outside any header, and a secret used as an object key', () => {
+    const redactor = new Redactor('/home/alice')
+    expect(redactor.text('sent Bearer abcdefgh1234')).toBe('sent Bearer <redacted bearer-token 1>')
+    expect(redactor.value({ '/home/alice/notes': 1 })).toEqual({ '~/notes': 1 })
+  })
+
   it('leaves text without secrets as it is', () => {
     const redactor = new Redactor('/home/alice')
     expect(redactor.value({ command: 'rm -rf build', token_count: 3 })).toEqual({ command: 'rm -rf build', token_count: 3 })

@@ -47,6 +47,11 @@ describe('mockUI', () => {
     expect(answers()).toEqual(['answer: "prod"', 'answer: "dev"'])
   })
 
+  it('fails a select answered with an index past its options', async () => {
+    await session((ctx) => ctx.ui.select('Env?', ['dev', 'prod']), { select: 2 })
+    await expect(t!.command('ask')).rejects.toThrow('mockUI.select answered index 2, but select("Env?") has 2 option(s): ["dev","prod"]')
+  })
+
   it('dismisses an unscripted dialog as Pi does, or fails it in strict mode', async () => {
     await session(async (ctx) => [await ctx.ui.confirm('Sure?', ''), await ctx.ui.select('Pick', ['a']), await ctx.ui.editor('Edit')])
     await t!.command('ask')

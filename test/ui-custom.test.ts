@@ -149,6 +149,11 @@ describe('custom() components', () => {
     await expect(t!.command('pick')).rejects.toThrow('ctx.ui.custom(): the component called done() after 1 of 3 key(s); left unpressed: down, x')
     await t!.dispose()
 
+    // One key left is enough.
+    await session(closesOnEnter, { keys: ['enter', 'down'] })
+    await expect(t!.command('pick')).rejects.toThrow('ctx.ui.custom(): the component called done() after 1 of 2 key(s); left unpressed: down')
+    await t!.dispose()
+
     await session(closesOnEnter, { keys: ['down'] })
     await expect(t!.command('pick')).rejects.toThrow(/the component did not call done\(\) after 1 key\(s\) \[down\]\. It showed:\n\s+press enter/)
   })

@@ -2,7 +2,8 @@
 // once, naming the session, its test and the extension, to whoever still listens: the session's problems
 // while its test can still fail, else the file's list, which the file's end throws. Never left to surface
 // as Pi's "ctx is stale" error, an unhandled error that Vitest blames on whichever test runs then.
-import { extensionOnStack } from '../pi/index.js'
+// caller.js, not the index: the setup file imports this module, and a file that makes no session need not load Pi.
+import { extensionOnStack } from '../pi/caller.js'
 import { asError, messageOf } from '../shared/errors.js'
 import { processSlot } from '../shared/global-slot.js'
 import type { SessionScope } from '../shared/session-context.js'

@@ -64,6 +64,8 @@ describe('createHttpMock matching', () => {
     expect(bodyOf(mock.handle(request('https://a.test/', { headers: { AUTHORIZATION: 'Bearer t0k', 'X-API': 'v2' } })))).toBe('authed')
     expect(bodyOf(mock.handle(request('https://a.test/', { headers: { authorization: 'bearer t0k', 'x-api': 'v2' } })))).toBe('default')
     expect(bodyOf(mock.handle(request('https://a.test/', { headers: { authorization: 'Bearer t0k' } })))).toBe('default')
+    // Exactly: a value that merely contains the listed one does not match.
+    expect(bodyOf(mock.handle(request('https://a.test/', { headers: { authorization: 'Bearer t0k-other', 'x-api': 'v2' } })))).toBe('default')
   })
 
   it('body_contains looks for text in the request body', () => {

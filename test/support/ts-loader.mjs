@@ -1,8 +1,26 @@
 // Module hooks that let plain Node (a worker thread, a child process) import this package's TypeScript
-// sources as Vitest does: a `.js` specifier from a `.ts` file resolves to the `.ts` beside it, which
-// TypeScript transpiles (types only stripped, nothing checked).
+// sources as Vitest does: a `.js` specifier from a `.ts` file resolves to the `.ts` beside it, whose types
+// are stripped (nothing checked). By Oxc, through the Rolldown that Vite brings, where it is there: about
+// 100 times faster than TypeScript's transpileModule, which with its 9 MB module cost each process that
+// imports the sources about 5 s on a loaded 2-core machine. TypeScript is the fallback.
 import { readFile } from 'node:fs/promises'
-import ts from 'typescript'
+
+const oxc = await import('rolldown/experimental').then(
+  (rolldown) => (url, source) => {
+    const { code, errors } = rolldown.transformSync(url, source, { lang: 'ts', sourceType: 'module', target: 'es2022' })
+    if (errors.length > 0) throw new Error(`${url}: ${errors.map((error) => error.message).join('; ')}`)
+    return code
+  },
+  () => undefined,
+)
+
+async function typescript(url, source) {
+  const { default: ts } = await import('typescript')
+  return ts.transpileModule(source, {
+    fileName: url,
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
+  }).outputText
+}
 
 export async function resolve(specifier, context, nextResolve) {
   if (context.parentURL?.endsWith('.ts') && specifier.startsWith('.') && specifier.endsWith('.js')) {
@@ -17,9 +35,6 @@ export async function resolve(specifier, context, nextResolve) {
 
 export async function load(url, context, nextLoad) {
   if (!url.endsWith('.ts')) return nextLoad(url, context)
-  const { outputText } = ts.transpileModule(await readFile(new URL(url), 'utf8'), {
-    fileName: url,
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
-  })
-  return { format: 'module', source: outputText, shortCircuit: true }
+  const source = await readFile(new URL(url), 'utf8')
+  return { format: 'module', source: oxc ? oxc(url, source) : await typescript(url, source), shortCircuit: true }
 }
