@@ -18,6 +18,8 @@ export type PiExports = Pick<
   | 'SessionManager'
   | 'createSyntheticSourceInfo'
   | 'initTheme'
+  | 'CustomMessageComponent'
+  | 'ToolExecutionComponent'
 > &
   Pick<typeof PiAi, 'createAssistantMessageEventStream'>
 

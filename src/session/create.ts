@@ -21,6 +21,8 @@ import {
   replaceModel,
   trackSettling,
   watchQueuedMessages,
+  watchRenders,
+  type Drawing,
 } from '../pi/index.js'
 import type { AgentSession, Model } from '../pi/types.js'
 import { Recorder } from '../records/recorder.js'
@@ -78,6 +80,8 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
         replaceModel(session, (context, signal) => playbook.answer(context, signal))
         playbook.hooks.stillQueued = watchQueuedMessages(session, () => runningHandlers(activity))
         recorder.attach(session)
+        // Pi's TUI draws an extension's renderers only where there is a TUI: not headless (print mode).
+        if (!mocks.headless) watchRenders(session, (drawing) => recordDrawing(drawing, recorder.records, plan.propagateErrors ? problems : undefined))
         settleCurrent = trackSettling(session)
         await bindExtensions(session, mocks, recorder)
       }
@@ -209,6 +213,12 @@ function scriptModel(
     }),
   )
   return playbook
+}
+
+/** A drawing recorded; a renderer that threw or drew too wide fails the test, as a handler's crash does. */
+function recordDrawing(drawing: Drawing, records: SessionRecords, problems: Problems | undefined): void {
+  records.renders.push(drawing)
+  if (drawing.error) problems?.report(new Error(`Extension ${drawing.extensionPath}: ${drawing.error}`))
 }
 
 /** What extension handlers are running now, for the message that names who queued a message. */

@@ -155,6 +155,8 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     SessionManager: Pi.SessionManager,
     createSyntheticSourceInfo: Pi.createSyntheticSourceInfo,
     initTheme: Pi.initTheme,
+    CustomMessageComponent: Pi.CustomMessageComponent,
+    ToolExecutionComponent: Pi.ToolExecutionComponent,
     createAssistantMessageEventStream: PiAi.createAssistantMessageEventStream,
   }
   // In Pi's order; a factory the release lacks is left out (PowerShell came in 0.84).
