@@ -80,6 +80,12 @@ export interface ModelRequestRecord {
   /** The messages Pi sent, as Pi built them for this request (rebuilt on read from a shared log). */
   readonly messages: readonly Message[]
   tools: string[]
+  /**
+   * The provider payload as the `before_provider_request` handlers left it, when some ran: the scripted
+   * provider's `{ model, systemPrompt, messages, tools }` and what they changed or added. The request's
+   * `systemPrompt`, `messages` and `tools` are the payload's: what the model was asked.
+   */
+  payload?: Record<string, unknown>
 }
 
 export interface ExecCallRecord {

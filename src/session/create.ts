@@ -77,7 +77,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       let settleCurrent: () => Promise<void> = async () => {}
       const wire = async (session: AgentSession) => {
         pi = session
-        replaceModel(session, (context, signal) => playbook.answer(context, signal))
+        replaceModel(session, (context, signal, payload) => playbook.answer(context, signal, payload), (error) => problems.report(error))
         playbook.hooks.stillQueued = watchQueuedMessages(session, () => runningHandlers(activity))
         recorder.attach(session)
         // Pi's TUI draws an extension's renderers only where there is a TUI: not headless (print mode).
@@ -192,8 +192,15 @@ function scriptModel(
 ): Playbook {
   const playbook = new Playbook({
     model,
-    onRequest: ({ step, context, by, extensionPath }) =>
-      recorder.modelRequest(step, context, by === 'agent' && !current().extensionRunner.hasHandlers('context'), { by, ...(extensionPath === undefined ? {} : { extensionPath }) }),
+    onRequest: ({ step, context, by, extensionPath, payload }) =>
+      recorder.modelRequest(
+        step,
+        context,
+        // Handlers that rewrite earlier messages (`context`, `before_provider_request`) make each request its own.
+        by === 'agent' && payload === undefined && !current().extensionRunner.hasHandlers('context'),
+        { by, ...(extensionPath === undefined ? {} : { extensionPath }) },
+        payload,
+      ),
     resultFor: (message) => recorder.resultRecord(message.toolCallId, message.toolName, message.content, message.isError, message.details),
     callFor: (toolCallId) => recorder.callRecord(toolCallId),
     ran: (toolCallId) => recorder.ran(toolCallId),

@@ -80,7 +80,10 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     },
     asRequest: (context) => context as Context,
     replaceModel(session, model) {
-      session.agent.streamFn = (_model, context, options) => model(context, options?.signal)
+      session.agent.streamFn = (asked, context, options) => {
+        const onPayload = options?.onPayload
+        return model(context, options?.signal, onPayload && (async (payload) => onPayload(payload, asked)))
+      }
     },
     emitBeforeAgentStart(runner, event, session) {
       return runner.emitBeforeAgentStart(event.prompt, event.images as never, event.systemPrompt ?? session.systemPrompt, (event.systemPromptOptions ?? {}) as never)
