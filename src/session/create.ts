@@ -66,7 +66,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       )
       watchLateWork(scope, { problems, extensionPaths: () => pi?.extensionRunner.getExtensionPaths() ?? [] })
       scope.refused = (error, stack) => reportRefusal(scope, error, stack)
-      const { session: first, runtime } = await startPi(plan, { cwd, home: dirs.home, agentDir: dirs.agentDir, mocks, activity, records: recorder.records }, stack)
+      const { session: first, runtime } = await startPi(plan, { cwd, home: dirs.home, agentDir: dirs.agentDir, mocks, activity, recorder }, stack)
       pi = first
       const current = () => pi!
       // Before Pi's dispose, which would set its own "ctx is stale" message; /new, /resume and /fork let Pi's
@@ -138,8 +138,8 @@ async function startPi(
     agentDir,
     mocks,
     activity,
-    records,
-  }: { cwd: string; home: string; agentDir: string; mocks: SessionMocks; activity: SessionActivity; records: SessionRecords },
+    recorder,
+  }: { cwd: string; home: string; agentDir: string; mocks: SessionMocks; activity: SessionActivity; recorder: Recorder },
   stack: DisposerStack,
 ) {
   const { options, model, availableModels, blocks } = plan
@@ -150,6 +150,7 @@ async function startPi(
       extensionApi: mocks.extensionApi,
       loadTimeout: options.extensionLoadTimeout,
       handlersRunning: activity.handlers,
+      listenerThrew: (error) => recorder.extensionError(error),
     })
   const created = await createPiSession({
     cwd,
@@ -159,7 +160,7 @@ async function startPi(
     ...(options.discover ? { discover: { home } } : {}),
     extensions: await load(),
     reloadExtensions: load,
-    onReload: () => records.beginInstance(activity.doing ?? 'an extension'),
+    onReload: () => recorder.records.beginInstance(activity.doing ?? 'an extension'),
     model,
     ...(availableModels.length > 0 ? { availableModels } : {}),
     ...(blocks.model?.thinking_level ? { thinkingLevel: blocks.model.thinking_level } : {}),
