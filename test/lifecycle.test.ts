@@ -98,3 +98,13 @@ it('/tree moves within the session, and /reload runs the factories again with se
   expect(log.slice(-3)).toEqual(['shutdown reload', 'factory', 'start reload turns=1'])
   expect(t.instance).toBe(2)
 })
+
+it('/reload imports the extension files again, as Pi does: module state starts afresh', async () => {
+  const t = await createTestSession({ extensions: ['test/fixtures/extensions/module-state.ts'] })
+  await t.reload()
+  await t.command('loads')
+  await t.reload()
+  await t.command('loads')
+  expect(t.events.uiCallsFor('notify').map((call) => call.args[0])).toEqual(['factory calls of this module: 1', 'factory calls of this module: 1'])
+  await t.dispose()
+})
