@@ -108,3 +108,33 @@ it('/reload imports the extension files again, as Pi does: module state starts a
   expect(t.events.uiCallsFor('notify').map((call) => call.args[0])).toEqual(['factory calls of this module: 1', 'factory calls of this module: 1'])
   await t.dispose()
 })
+
+it("a replaced instance's timer that still uses its ctx fails the test, naming the instance", async () => {
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  let finish!: () => void
+  const finished = new Promise<void>((resolve) => (finish = resolve))
+  const t = await createTestSession({
+    extensions: [
+      (pi: ExtensionAPI) =>
+        pi.registerCommand('later', {
+          handler: async (_args, ctx) =>
+            void setTimeout(async () => {
+              await gate
+              try {
+                ctx.ui.notify('too late')
+              } finally {
+                finish()
+              }
+            }, 0),
+        }),
+    ],
+  })
+  await t.command('later')
+  await t.newSession()
+  release()
+  await finished
+  await new Promise((resolve) => setImmediate(resolve))
+  expect(() => t.verify()).toThrow(/^A timer (of \S+ )?started by instance 1 \(createTestSession\(\)\) of .* ran after newSession\(\) replaced that instance, and threw: /)
+  await t.dispose()
+})

@@ -64,7 +64,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
         { ...plan, mockTools: options.mockTools, mockUI: options.mockUI },
         { scope, recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer), cwd: () => cwd },
       )
-      watchLateWork(scope, { problems, extensionPaths: () => pi?.extensionRunner.getExtensionPaths() ?? [] })
+      watchLateWork(scope, { problems, extensionPaths: () => pi?.extensionRunner.getExtensionPaths() ?? [], instances: () => recorder.records.instances() })
       scope.refused = (error, stack) => reportRefusal(scope, error, stack)
       const { session: first, runtime } = await startPi(plan, { cwd, home: dirs.home, agentDir: dirs.agentDir, mocks, activity, recorder }, stack)
       pi = first
