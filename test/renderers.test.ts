@@ -75,6 +75,22 @@ describe('a message renderer (message-renderer.ts)', () => {
     expect(t).toHaveRendered('[status-update]')
   })
 
+  it('with propagateErrors: false, records what the renderer threw and goes on', async () => {
+    t = await createTestSession({
+      propagateErrors: false,
+      extensions: [
+        (pi: ExtensionAPI) => {
+          pi.registerMessageRenderer('status-update', () => {
+            throw new Error('no details')
+          })
+          pi.registerCommand('status', { handler: async () => pi.sendMessage({ customType: 'status-update', content: 'x', display: true }) })
+        },
+      ],
+    })
+    await t.command('status')
+    expect(t.events.renders[0]!.error).toMatch(/^the message renderer of "status-update" threw: no details/)
+  })
+
   it('fails the test when the renderer draws a line wider than the terminal', async () => {
     t = await createTestSession({
       extensions: [
