@@ -12,7 +12,7 @@ export { SESSION_ANNOTATION } from './attach.js'
 export type { PiSandboxConfig, PiGlobalSetupOptions, ProvidedScripts, ProvidedSandbox } from './provided.js'
 export { piSerializer } from './serializer.js'
 export { auditGuard } from './audit.js'
-export type { PiMatchers, AuditExpectation, ExpectedToolResult, TextMatcher, DialogMethod, ExpectedDialog, NotifyLevel } from '../matchers/index.js'
+export type { PiMatchers, AuditExpectation, ExpectedToolResult, RenderedOptions, TextMatcher, DialogMethod, ExpectedDialog, NotifyLevel } from '../matchers/index.js'
 export {
   calls,
   says,
@@ -51,6 +51,7 @@ export {
   type WidgetRecord,
   type AppendedEntryRecord,
   type ModelRequestRecord,
+  type RenderRecord,
   type ExtensionErrorRecord,
   type SessionRecords,
   type HttpCallRecord,

@@ -6,7 +6,7 @@ import { toHaveRegisteredCommand, toHaveRegisteredTool } from './registrations.j
 import { toHaveBlocked, toHaveCalledTool, toHaveCalledToolsInOrder, toHaveCalledToolTimes } from './tool-calls.js'
 import { toHaveToolResult, type ExpectedToolResult } from './tool-results.js'
 import { toHaveNotified, toHavePrompted, toHaveSetStatus, type DialogMethod, type ExpectedDialog, type NotifyLevel } from './ui.js'
-import { toHaveRendered, toHaveSetWidget } from './ui-components.js'
+import { toHaveRendered, toHaveSetWidget, type RenderedOptions } from './ui-components.js'
 import { toHaveAppendedEntry } from './entries.js'
 import { toBlockEvery, toOverBlockNone, type AuditExpectation } from './audit.js'
 import type { TextMatcher } from './text.js'
@@ -35,7 +35,7 @@ export const piMatchers = {
   toOverBlockNone,
 }
 
-export type { AuditExpectation, DialogMethod, ExpectedDialog, ExpectedFetch, ExpectedToolResult, NotifyLevel, TextMatcher }
+export type { AuditExpectation, RenderedOptions, DialogMethod, ExpectedDialog, ExpectedFetch, ExpectedToolResult, NotifyLevel, TextMatcher }
 
 /**
  * The matchers as `expect(t)` sees them; R is what each returns: `void` on an assertion, `any` on the
@@ -60,8 +60,12 @@ export interface PiMatchers<R = any> {
   toHaveSetStatus(key: string, text?: TextMatcher): R
   /** `toHaveSetWidget(key)` any content; `(key, undefined)` cleared; `(key, lines)` an array equal to the lines, or a text some line matches. */
   toHaveSetWidget(key: string, lines?: unknown): R
-  /** Some line of a custom() component run with `mockUI.custom: { keys }` matched, in any frame (styles removed). */
-  toHaveRendered(text: TextMatcher): R
+  /**
+   * Some line matched (styles removed): of a custom() component run with `mockUI.custom: { keys }`, in any frame,
+   * or of a custom message or tool call as its extension's renderer drew it with Pi's TUI. `options` narrow it to
+   * one message customType or tool, collapsed (`expanded: false`) or expanded (`expanded: true`).
+   */
+  toHaveRendered(text: TextMatcher, options?: RenderedOptions): R
   /** pi.appendEntry(customType, data); `data` matches like expect.objectContaining. */
   toHaveAppendedEntry(customType: string, data?: unknown): R
   toHaveSaid(text: TextMatcher): R

@@ -1,6 +1,7 @@
-// What the extension drew: the frames of its custom() components, and its widgets.
+// What the extension drew: the frames of its custom() components, its message and tool renderers, and its widgets.
 import type { MatcherState } from 'vitest'
-import type { WidgetRecord } from '../src/records/records.js'
+import type { RenderRecord, WidgetRecord } from '../src/records/records.js'
+import { describeValue } from './receiver.js'
 import { requireReceived } from './receiver.js'
 import { report, type MatcherOutcome } from './report.js'
 import { uiCalls } from './timeline.js'
@@ -16,22 +17,82 @@ function framesOf(state: MatcherState, customs: { frames?: { after?: string; lin
   )
 }
 
-export function toHaveRendered(this: MatcherState, received: unknown, text: TextMatcher): MatcherOutcome {
+/** Which drawings `toHaveRendered` reads: a message's customType or a tool's name, collapsed or expanded. */
+export interface RenderedOptions {
+  /** Custom messages of this customType, as its message renderer draws them. */
+  message?: string
+  /** Calls of this tool, as its renderCall/renderResult draw them. */
+  tool?: string
+  /** `true`: as Pi shows them expanded (Ctrl+O); `false`: as Pi shows them first; unset: either. */
+  expanded?: boolean
+}
+
+const RENDERED_OPTIONS = ['message', 'tool', 'expanded']
+
+function checkRenderedOptions(options: unknown): RenderedOptions {
+  if (options === undefined) return {}
+  const fail = (problem: string) => new TypeError(`toHaveRendered(text, options): ${problem}`)
+  if (typeof options !== 'object' || options === null) throw fail(`options must be an object ({ message | tool, expanded }), got ${describeValue(options)}`)
+  const unknown = Object.keys(options).filter((key) => !RENDERED_OPTIONS.includes(key))
+  if (unknown.length > 0) throw fail(`unknown option ${unknown.join(', ')}; the options are ${RENDERED_OPTIONS.join(', ')}`)
+  const { message, tool, expanded } = options as Record<string, unknown>
+  if (message !== undefined && tool !== undefined) throw fail('give message or tool, not both')
+  for (const [name, value] of [['message', message], ['tool', tool]] as const) {
+    if (value !== undefined && typeof value !== 'string') throw fail(`${name} must be a ${name === 'message' ? 'customType' : 'tool name'} (a string), got ${describeValue(value)}`)
+  }
+  if (expanded !== undefined && typeof expanded !== 'boolean') throw fail(`expanded must be true or false, got ${describeValue(expanded)}`)
+  return options as RenderedOptions
+}
+
+const drawingName = (r: RenderRecord) => `${r.kind} "${r.name}"`
+
+/** The lines of a drawing `options` ask for: collapsed, expanded, or both. */
+function drawnLines(r: RenderRecord, expanded: boolean | undefined): string[] {
+  return expanded === undefined ? [...r.lines, ...r.expandedLines] : expanded ? r.expandedLines : r.lines
+}
+
+/**
+ * A line some custom() component showed, or some message or tool renderer drew; narrowed by `options` to
+ * the drawings of one message customType or tool, collapsed or expanded.
+ */
+export function toHaveRendered(this: MatcherState, received: unknown, text: TextMatcher, options?: RenderedOptions): MatcherOutcome {
   const { events } = requireReceived(received, 'toHaveRendered')
-  const customs = events.uiCallsFor('custom')
+  const { message, tool, expanded } = checkRenderedOptions(options)
+  const narrowed = message !== undefined || tool !== undefined || expanded !== undefined
+  const customs = narrowed ? [] : events.uiCallsFor('custom')
   const frames = customs.flatMap((call) => call.frames ?? [])
-  const pass = frames.some((frame) => frame.lines.some((line) => matchesText(this, line, text)))
+  const kind = message !== undefined ? 'message' : tool !== undefined ? 'tool' : undefined
+  const drawings = events.renders.filter((r) => kind === undefined || (r.kind === kind && r.name === (message ?? tool)))
+  const matches = (line: string) => matchesText(this, line, text)
+  const pass = frames.some((frame) => frame.lines.some(matches)) || drawings.some((r) => drawnLines(r, expanded).some(matches))
+  const what =
+    kind !== undefined ? `${kind} "${message ?? tool}"` : narrowed ? 'a message or tool renderer' : drawings.length === 0 ? 'a custom() component' : 'a custom() component or a message or tool renderer'
+  const state = expanded === undefined ? '' : expanded ? ' (expanded)' : ' (collapsed)'
   return report(this, {
     matcher: 'toHaveRendered',
     timeline: { events, focus: uiCalls('custom') },
-    args: 'text',
+    args: options === undefined ? 'text' : 'text, options',
     pass,
-    expected: `Expected a line of a custom() component to match ${printExpectedLine(this, text)}.`,
-    notExpected: `Expected no line of a custom() component to match ${printExpectedLine(this, text)}.`,
+    expected: `Expected a line of ${what}${state} to match ${printExpectedLine(this, text)}.`,
+    notExpected: `Expected no line of ${what}${state} to match ${printExpectedLine(this, text)}.`,
     happened: () => {
-      if (customs.length === 0) return 'ctx.ui.custom() was never called.'
-      if (frames.length === 0) return 'No custom() component was run: script mockUI.custom with { keys: [...] } to run it.'
-      return `Frames:\n${numbered(framesOf(this, customs), 10)}`
+      const shown = [
+        ...framesOf(this, customs),
+        ...drawings.flatMap((r) =>
+          (expanded === undefined ? [false, true] : [expanded]).map(
+            (open) => `${drawingName(r)}, ${open ? 'expanded' : 'collapsed'}:\n${(open ? r.expandedLines : r.lines).map((line) => `       ${printReceivedLine(this, line)}`).join('\n')}`,
+          ),
+        ),
+      ]
+      if (shown.length > 0) return `${drawings.length === 0 ? 'Frames' : 'Drawn'}:\n${numbered(shown, 10)}`
+      const drawn = [...new Set(events.renders.map(drawingName))]
+      if (kind !== undefined) {
+        const others = drawn.length > 0 ? ` Drawn: ${drawn.join(', ')}.` : ''
+        return `Nothing was drawn for ${what}: ${kind === 'message' ? 'no displayed custom message of that customType with a message renderer' : 'no call of that tool, or the tool has no renderCall/renderResult'}.${others}`
+      }
+      if (narrowed) return 'No message or tool renderer drew anything.'
+      if (customs.length === 0) return 'ctx.ui.custom() was never called, and no message or tool renderer drew anything.'
+      return 'No custom() component was run: script mockUI.custom with { keys: [...] } to run it.'
     },
   })
 }

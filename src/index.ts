@@ -14,6 +14,7 @@ export type {
   ExtensionErrorRecord,
   HttpCallRecord,
   ModelRequestRecord,
+  RenderRecord,
   SessionRecords,
   ToolCallRecord,
   ToolResultRecord,

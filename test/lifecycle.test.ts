@@ -98,3 +98,43 @@ it('/tree moves within the session, and /reload runs the factories again with se
   expect(log.slice(-3)).toEqual(['shutdown reload', 'factory', 'start reload turns=1'])
   expect(t.instance).toBe(2)
 })
+
+it('/reload imports the extension files again, as Pi does: module state starts afresh', async () => {
+  const t = await createTestSession({ extensions: ['test/fixtures/extensions/module-state.ts'] })
+  await t.reload()
+  await t.command('loads')
+  await t.reload()
+  await t.command('loads')
+  expect(t.events.uiCallsFor('notify').map((call) => call.args[0])).toEqual(['factory calls of this module: 1', 'factory calls of this module: 1'])
+  await t.dispose()
+})
+
+it("a replaced instance's timer that still uses its ctx fails the test, naming the instance", async () => {
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  let finish!: () => void
+  const finished = new Promise<void>((resolve) => (finish = resolve))
+  const t = await createTestSession({
+    extensions: [
+      (pi: ExtensionAPI) =>
+        pi.registerCommand('later', {
+          handler: async (_args, ctx) =>
+            void setTimeout(async () => {
+              await gate
+              try {
+                ctx.ui.notify('too late')
+              } finally {
+                finish()
+              }
+            }, 0),
+        }),
+    ],
+  })
+  await t.command('later')
+  await t.newSession()
+  release()
+  await finished
+  await new Promise((resolve) => setImmediate(resolve))
+  expect(() => t.verify()).toThrow(/^A timer (of \S+ )?started by instance 1 \(createTestSession\(\)\) of .* ran after newSession\(\) replaced that instance, and threw: /)
+  await t.dispose()
+})

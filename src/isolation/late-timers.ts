@@ -31,10 +31,14 @@ export function guardLateTimers(): void {
 }
 
 function lateGuarded(scope: SessionScope, callback: (...args: any[]) => unknown) {
+  // The instance that started the timer: once /new, /resume, /fork or /reload replaced it, its throw is reported.
+  const bornIn = scope.instanceNow?.()
   return function (this: unknown, ...args: unknown[]) {
     const report = (error: unknown) => {
-      if (scope.ended === undefined) throw error
-      scope.ended('A timer', error)
+      if (scope.ended === undefined) {
+        if (bornIn === undefined || scope.replaced === undefined || scope.instanceNow?.() === bornIn) throw error
+        scope.replaced('A timer', bornIn, error)
+      } else scope.ended('A timer', error)
       // An interval would fail again at each tick: it stops (`this` is Node's Timeout).
       ;(this as { close?: () => void } | undefined)?.close?.()
     }

@@ -3,7 +3,7 @@
 // Widget factories (ctx.ui.setWidget(key, (tui, theme) => component)) render on the same kind of screen.
 import { openScreen, screenNow, type ComponentScreen, type Frame, type MountOptions } from '../pi/index.js'
 import type { CustomFrame, UICallRecord } from '../records/records.js'
-import { describeReceived, messageOf } from '../shared/errors.js'
+import { describeReceived, messageOf, thrownAt } from '../shared/errors.js'
 import { describeKey, keystrokes, type CustomKeys, type KeyInput } from './keys.js'
 import { nextMacrotask } from '../shared/real-timers.js'
 
@@ -121,12 +121,6 @@ function disposeQuietly(component: Mounted | undefined): void {
   } catch {
     /* ignored, as Pi does */
   }
-}
-
-/** ` (at file:line:col)`: the first frame of the error's stack, which names the extension's file. */
-function thrownAt(error: unknown): string {
-  const frame = error instanceof Error ? error.stack?.split('\n').find((line) => line.trimStart().startsWith('at ')) : undefined
-  return frame ? ` (${frame.trim()})` : ''
 }
 
 /** A widget factory's lines at 80 columns, rendered once when set; undefined until Pi's TUI modules are loaded. */

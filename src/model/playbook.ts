@@ -17,6 +17,8 @@ export interface PlaybookRequest {
   by: 'agent' | 'extension'
   /** The extension that asked, when `by` is `extension` and the call stack names it. */
   extensionPath?: string
+  /** The provider payload as `before_provider_request` handlers left it, when some ran. */
+  payload?: Record<string, unknown>
 }
 
 export interface PlaybookHooks {
@@ -146,9 +148,9 @@ export class Playbook {
   }
 
   /** The model: answers Pi's request with the next step. */
-  answer(context: Context, signal: AbortSignal | undefined): AssistantMessageEventStream {
+  answer(context: Context, signal: AbortSignal | undefined, payload?: Record<string, unknown>): AssistantMessageEventStream {
     const stream = createMessageStream()
-    void this.serve(context, signal).then(
+    void this.serve(context, signal, payload).then(
       (message) => writeMessage(stream, message),
       (error: unknown) => {
         this.problem ??= asError(error)
@@ -158,10 +160,10 @@ export class Playbook {
     return stream
   }
 
-  private async serve(context: Context, signal: AbortSignal | undefined): Promise<AssistantMessage> {
+  private async serve(context: Context, signal: AbortSignal | undefined, payload: Record<string, unknown> | undefined): Promise<AssistantMessage> {
     const stepNumber = this.served + 1
     const [turn, mismatch] = this.turn ? [this.turn] : this.startUpcoming(context, stepNumber)
-    this.hooks.onRequest({ step: stepNumber, context, by: 'agent' })
+    this.hooks.onRequest({ step: stepNumber, context, by: 'agent', ...(payload === undefined ? {} : { payload }) })
     if (!turn) return assistantMessage(this.hooks.model, [], 'error', 'Unscripted model request: no turn is scripted for a turn an extension started')
     if (mismatch) throw mismatch
     this.answering = stepNumber

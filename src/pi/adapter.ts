@@ -18,11 +18,19 @@ export type PiExports = Pick<
   | 'SessionManager'
   | 'createSyntheticSourceInfo'
   | 'initTheme'
+  | 'CustomMessageComponent'
+  | 'ToolExecutionComponent'
 > &
   Pick<typeof PiAi, 'createAssistantMessageEventStream'>
 
 /** The stream function Pi calls instead of a provider, given the request as system prompt, messages and tools. */
-export type ScriptedModel = (context: Context, signal: AbortSignal | undefined) => AssistantMessageEventStream
+export type ScriptedModel = (context: Context, signal: AbortSignal | undefined, payload?: Record<string, unknown>) => AssistantMessageEventStream
+
+/** Pi's `onPayload` of a request: the `before_provider_request` handlers, given the provider's payload, return the one sent. */
+export type PayloadHook = (payload: unknown) => Promise<unknown>
+
+/** The stream function a line's agent calls instead of a provider: the request, its signal and its payload hook. */
+export type ProviderStand = (context: Context, signal: AbortSignal | undefined, onPayload: PayloadHook | undefined) => AssistantMessageEventStream | Promise<AssistantMessageEventStream>
 
 /** pi-ai's provider for the scripted api: a model call made outside the agent loop (options carry its caller). */
 export type ScriptedApiStream = (
@@ -70,7 +78,7 @@ export interface PiAdapter {
   /** What this line hands a provider, as the request the harness records (system prompt, messages, tools). */
   asRequest(context: unknown): Context
   /** Makes the session's agent call `model` instead of a provider. */
-  replaceModel(session: AgentSession, model: ScriptedModel): void
+  replaceModel(session: AgentSession, model: ProviderStand): void
   /** Fires `before_agent_start` as the session does before a prompt. */
   emitBeforeAgentStart(runner: ExtensionRunner, event: BeforeAgentStartPayload, session: AgentSession): Promise<unknown>
   /** Binds the UI (the compiler checks it is a whole UI context of this line) and fires `session_start`. */

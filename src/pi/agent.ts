@@ -2,15 +2,30 @@
 // `tool_call` decisions made before each tool runs, and the moment the loop has settled.
 import type { AgentSession } from '@mariozechner/pi-coding-agent'
 import type { AssistantMessageEventStream, Context } from '@mariozechner/pi-ai'
-import { messageOf } from '../shared/errors.js'
+import { asError, messageOf } from '../shared/errors.js'
+import { throughPayloadHandlers } from './provider-payload.js'
 import type { ScriptedModel } from './adapter.js'
 import { adapter } from './running-line.js'
 import { ensureScriptedApi } from './scripted-api.js'
 import { nextMacrotask, realSetTimeout } from '../shared/real-timers.js'
 import type { ToolCallDecision } from './types.js'
 
-export function replaceModel(session: AgentSession, model: ScriptedModel): void {
-  adapter.replaceModel(session, model)
+/**
+ * The session's agent asks `model` instead of a provider. With `before_provider_request` handlers, the request
+ * goes through them first as the scripted provider's payload (see provider-payload.ts); a payload they break
+ * is `report`ed and the request goes as it was.
+ */
+export function replaceModel(session: AgentSession, model: ScriptedModel, report: (error: Error) => void): void {
+  adapter.replaceModel(session, (context, signal, onPayload) => {
+    if (!onPayload || !session.extensionRunner.hasHandlers('before_provider_request')) return model(context, signal)
+    return throughPayloadHandlers(context, session.model?.id ?? '', onPayload).then(
+      ({ request, payload }) => model(request, signal, payload),
+      (error: unknown) => {
+        report(asError(error))
+        return model(context, signal)
+      },
+    )
+  })
   ensureScriptedApi()
 }
 

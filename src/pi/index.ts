@@ -6,6 +6,7 @@
 //   agent         the agent loop: scripted model, tool_call decisions, settling
 //   extensions    the extension runner: UI binding, events, shutdown
 //   tui           Pi's terminal UI on a terminal in memory, for the components extensions show
+//   renderers     what Pi's TUI draws with an extension's message and tool renderers
 //   session-files a session as Pi's session file and as Pi's HTML export
 //   types         Pi's types, from whichever line the user installed
 export type { ScriptedModel } from './adapter.js'
@@ -29,4 +30,5 @@ export { bindSession, emitShutdown, emitExtensionEvent, invalidateExtensions, ty
 export { saveSessionFile, exportSessionPage } from './session-files.js'
 export { resolveShortcut, type RegisteredShortcut, type ShortcutPress } from './shortcuts.js'
 export { startNewSession, resumeSession, forkSession, navigateTree, reloadSession } from './lifecycle.js'
+export { watchRenders, type Drawing } from './renderers.js'
 export { openScreen, preloadTui, screenNow, type ComponentScreen, type Frame, type MountOptions, type ScreenSize } from './tui.js'

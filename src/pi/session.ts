@@ -156,6 +156,9 @@ async function buildSession(
   const reloadResources = resourceLoader.reload.bind(resourceLoader)
   resourceLoader.reload = async () => {
     options.onReload?.()
+    // As Pi's /reload, which imports the extension files again: each factory runs with fresh module state.
+    const fresh = await options.reloadExtensions()
+    ;(resourceLoader as unknown as { extensionFactories: ExtensionFactory[] }).extensionFactories = fresh.map((e) => e.factory)
     await reloadResources()
   }
   const loaded = resourceLoader.getExtensions()

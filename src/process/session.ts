@@ -129,6 +129,10 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
         get instance() {
           return recorder.records.instance
         },
+        // What the child's extensions set through the RPC protocol's setEditorText, answered by the mock UI.
+        get editorText() {
+          return mocks.ui.getEditorText()
+        },
         abort: () => {
           if (!child.exited) void child.rpc.request({ type: 'clear_queue' }).then(() => child.rpc.request({ type: 'abort' })).catch(() => {})
         },

@@ -56,9 +56,10 @@ export class Recorder {
   }
 
   /** `unchanged`: nothing rewrites earlier messages between requests (no `context` handler), so they are shared. */
-  modelRequest(step: number, context: Context, unchanged: boolean, asker: Asker = { by: 'agent' }): void {
+  modelRequest(step: number, context: Context, unchanged: boolean, asker: Asker = { by: 'agent' }, payload?: Record<string, unknown>): void {
     const chunk = this.#requests.record(context.messages, unchanged)
-    this.records.modelRequests.push(requestRecord(step, context.systemPrompt ?? '', chunk, (context.tools ?? []).map((tool) => tool.name), asker))
+    const record = requestRecord(step, context.systemPrompt ?? '', chunk, (context.tools ?? []).map((tool) => tool.name), asker)
+    this.records.modelRequests.push(payload === undefined ? record : Object.assign(record, { payload }))
   }
 
   resultRecord(toolCallId: string, toolName: string, content: ToolContent, isError: boolean, details: unknown): ToolResultRecord {

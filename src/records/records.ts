@@ -1,6 +1,10 @@
 // What a session did, recorded as it happened: the records matchers and tests read.
 import type { AgentMessage, AgentSessionEvent, Message, ToolResultMessage } from '../pi/types.js'
 import { recordList } from './harness-made.js'
+import type { Drawing } from '../pi/renderers.js'
+
+/** A custom message or a tool call as Pi's TUI draws it with the extension's own renderer (`t.events.renders`). */
+export type RenderRecord = Drawing
 
 export type ToolContent = ToolResultMessage['content']
 
@@ -76,6 +80,12 @@ export interface ModelRequestRecord {
   /** The messages Pi sent, as Pi built them for this request (rebuilt on read from a shared log). */
   readonly messages: readonly Message[]
   tools: string[]
+  /**
+   * The provider payload as the `before_provider_request` handlers left it, when some ran: the scripted
+   * provider's `{ model, systemPrompt, messages, tools }` and what they changed or added. The request's
+   * `systemPrompt`, `messages` and `tools` are the payload's: what the model was asked.
+   */
+  payload?: Record<string, unknown>
 }
 
 export interface ExecCallRecord {
@@ -117,7 +127,7 @@ export function textOf(content: readonly { type: string }[]): string {
 }
 
 /** The lists of records an instance of the session fills. */
-const RECORD_LISTS = ['all', 'toolCalls', 'toolResults', 'ui', 'messages', 'modelRequests', 'exec', 'http', 'extensionErrors', 'widgets', 'entries'] as const
+const RECORD_LISTS = ['all', 'toolCalls', 'toolResults', 'ui', 'messages', 'modelRequests', 'exec', 'http', 'extensionErrors', 'widgets', 'entries', 'renders'] as const
 type RecordList = (typeof RECORD_LISTS)[number]
 
 export class SessionRecords {
@@ -134,6 +144,8 @@ export class SessionRecords {
   readonly widgets = recordList<WidgetRecord>()
   /** Every `pi.appendEntry` call that Pi accepted, in order. */
   readonly entries = recordList<AppendedEntryRecord>()
+  /** Every displayed custom message with a message renderer, and every call of a tool with renderCall/renderResult, as Pi's TUI draws them. */
+  readonly renders = recordList<RenderRecord>()
   // How many events had come when each UI call was made: where it goes in the session's timeline.
   readonly #uiPositions = new WeakMap<UICallRecord, number>()
 

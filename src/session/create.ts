@@ -21,6 +21,8 @@ import {
   replaceModel,
   trackSettling,
   watchQueuedMessages,
+  watchRenders,
+  type Drawing,
 } from '../pi/index.js'
 import type { AgentSession, Model } from '../pi/types.js'
 import { Recorder } from '../records/recorder.js'
@@ -62,9 +64,9 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
         { ...plan, mockTools: options.mockTools, mockUI: options.mockUI },
         { scope, recorder, report: (error) => problems.report(error), abortRun: () => pi?.agent.abort(), defer: (disposer) => stack.defer(disposer), cwd: () => cwd },
       )
-      watchLateWork(scope, { problems, extensionPaths: () => pi?.extensionRunner.getExtensionPaths() ?? [] })
+      watchLateWork(scope, { problems, extensionPaths: () => pi?.extensionRunner.getExtensionPaths() ?? [], instances: () => recorder.records.instances() })
       scope.refused = (error, stack) => reportRefusal(scope, error, stack)
-      const { session: first, runtime } = await startPi(plan, { cwd, home: dirs.home, agentDir: dirs.agentDir, mocks, activity, records: recorder.records }, stack)
+      const { session: first, runtime } = await startPi(plan, { cwd, home: dirs.home, agentDir: dirs.agentDir, mocks, activity, recorder }, stack)
       pi = first
       const current = () => pi!
       // Before Pi's dispose, which would set its own "ctx is stale" message; /new, /resume and /fork let Pi's
@@ -75,9 +77,11 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       let settleCurrent: () => Promise<void> = async () => {}
       const wire = async (session: AgentSession) => {
         pi = session
-        replaceModel(session, (context, signal) => playbook.answer(context, signal))
+        replaceModel(session, (context, signal, payload) => playbook.answer(context, signal, payload), (error) => problems.report(error))
         playbook.hooks.stillQueued = watchQueuedMessages(session, () => runningHandlers(activity))
         recorder.attach(session)
+        // Pi's TUI draws an extension's renderers only where there is a TUI: not headless (print mode).
+        if (!mocks.headless) watchRenders(session, (drawing) => recordDrawing(drawing, recorder.records, plan.propagateErrors ? problems : undefined))
         settleCurrent = trackSettling(session)
         await bindExtensions(session, mocks, recorder)
       }
@@ -134,8 +138,8 @@ async function startPi(
     agentDir,
     mocks,
     activity,
-    records,
-  }: { cwd: string; home: string; agentDir: string; mocks: SessionMocks; activity: SessionActivity; records: SessionRecords },
+    recorder,
+  }: { cwd: string; home: string; agentDir: string; mocks: SessionMocks; activity: SessionActivity; recorder: Recorder },
   stack: DisposerStack,
 ) {
   const { options, model, availableModels, blocks } = plan
@@ -146,6 +150,7 @@ async function startPi(
       extensionApi: mocks.extensionApi,
       loadTimeout: options.extensionLoadTimeout,
       handlersRunning: activity.handlers,
+      listenerThrew: (error) => recorder.extensionError(error),
     })
   const created = await createPiSession({
     cwd,
@@ -155,7 +160,7 @@ async function startPi(
     ...(options.discover ? { discover: { home } } : {}),
     extensions: await load(),
     reloadExtensions: load,
-    onReload: () => records.beginInstance(activity.doing ?? 'an extension'),
+    onReload: () => recorder.records.beginInstance(activity.doing ?? 'an extension'),
     model,
     ...(availableModels.length > 0 ? { availableModels } : {}),
     ...(blocks.model?.thinking_level ? { thinkingLevel: blocks.model.thinking_level } : {}),
@@ -188,8 +193,15 @@ function scriptModel(
 ): Playbook {
   const playbook = new Playbook({
     model,
-    onRequest: ({ step, context, by, extensionPath }) =>
-      recorder.modelRequest(step, context, by === 'agent' && !current().extensionRunner.hasHandlers('context'), { by, ...(extensionPath === undefined ? {} : { extensionPath }) }),
+    onRequest: ({ step, context, by, extensionPath, payload }) =>
+      recorder.modelRequest(
+        step,
+        context,
+        // Handlers that rewrite earlier messages (`context`, `before_provider_request`) make each request its own.
+        by === 'agent' && payload === undefined && !current().extensionRunner.hasHandlers('context'),
+        { by, ...(extensionPath === undefined ? {} : { extensionPath }) },
+        payload,
+      ),
     resultFor: (message) => recorder.resultRecord(message.toolCallId, message.toolName, message.content, message.isError, message.details),
     callFor: (toolCallId) => recorder.callRecord(toolCallId),
     ran: (toolCallId) => recorder.ran(toolCallId),
@@ -209,6 +221,12 @@ function scriptModel(
     }),
   )
   return playbook
+}
+
+/** A drawing recorded; a renderer that threw or drew too wide fails the test, as a handler's crash does. */
+function recordDrawing(drawing: Drawing, records: SessionRecords, problems: Problems | undefined): void {
+  records.renders.push(drawing)
+  if (drawing.error) problems?.report(new Error(`Extension ${drawing.extensionPath}: ${drawing.error}`))
 }
 
 /** What extension handlers are running now, for the message that names who queued a message. */

@@ -4,7 +4,8 @@ import { resolve } from 'node:path'
 import type { ExtensionAPI, ExtensionFactory } from '../pi/types.js'
 import { attributedHandler, type HandlerOrigin } from '../records/handler-errors.js'
 import { outsideSessions } from '../shared/session-context.js'
-import { messageOf } from '../shared/errors.js'
+import { asError, messageOf } from '../shared/errors.js'
+import type { ExtensionErrorRecord } from '../records/records.js'
 import { within } from '../shared/within.js'
 import { moduleLoader, type ModuleLoader } from './module-loader.js'
 
@@ -25,18 +26,20 @@ interface LoadOptions {
   loadTimeout?: number | undefined
   /** Where each call of an extension's handler stays until it returns. */
   handlersRunning?: Set<HandlerOrigin>
+  /** Told when a `pi.events` listener throws (Pi 0.73's bus only prints it; 1.x reports it as this). */
+  listenerThrew?: (error: ExtensionErrorRecord) => void
 }
 
 export async function loadExtensions(
   entries: readonly (string | ExtensionFactory)[],
-  { root, importModule, extensionApi, loadTimeout = EXTENSION_LOAD_TIMEOUT_MS, handlersRunning }: LoadOptions,
+  { root, importModule, extensionApi, loadTimeout = EXTENSION_LOAD_TIMEOUT_MS, handlersRunning, listenerThrew = () => {} }: LoadOptions,
 ): Promise<LoadedExtension[]> {
   const load = moduleLoader(importModule)
   const loaded: LoadedExtension[] = []
   for (const [index, entry] of entries.entries()) {
     if (typeof entry === 'function') {
       const path = `<inline:${index + 1}>`
-      loaded.push({ factory: mocked(entry, path, extensionApi, handlersRunning), path })
+      loaded.push({ factory: mocked(entry, path, extensionApi, { handlersRunning, listenerThrew }), path })
       continue
     }
     const path = resolve(root, entry)
@@ -45,7 +48,7 @@ export async function loadExtensions(
       const found = module.default === undefined ? 'no default export' : `a default export of type ${typeof module.default}`
       throw new Error(`Extension ${path} must export a factory function as default export (pi) => void; found ${found}`)
     }
-    loaded.push({ factory: mocked(module.default as ExtensionFactory, path, extensionApi, handlersRunning), path })
+    loaded.push({ factory: mocked(module.default as ExtensionFactory, path, extensionApi, { handlersRunning, listenerThrew }), path })
   }
   return loaded
 }
@@ -71,7 +74,7 @@ function mocked(
   factory: ExtensionFactory,
   path: string,
   extensionApi: (api: ExtensionAPI) => ExtensionAPI,
-  handlersRunning: Set<HandlerOrigin> | undefined,
+  { handlersRunning, listenerThrew }: Pick<LoadOptions, 'handlersRunning' | 'listenerThrew'>,
 ): ExtensionFactory {
   return async (api) => {
     const mockedApi = extensionApi(api)
@@ -80,8 +83,21 @@ function mocked(
     // A command's handler runs like an event's: one that never returns is named as what was running.
     const registerCommand: ExtensionAPI['registerCommand'] = (name, options) =>
       mockedApi.registerCommand(name, { ...options, handler: attributedHandler(options.handler, { extensionPath: path, event: `/${name} command` }, handlersRunning) })
+    // As Pi 1.x does on both lines: a listener's throw is the extension's error (0.73's bus only prints it).
+    const events: ExtensionAPI['events'] = {
+      ...mockedApi.events,
+      on: (channel, listener) =>
+        mockedApi.events.on(channel, async (data) => {
+          try {
+            await listener(data)
+          } catch (thrown) {
+            const error = asError(thrown)
+            listenerThrew?.({ extensionPath: path, event: `events:${channel}`, error: error.message, ...(error.stack ? { stack: error.stack } : {}) })
+          }
+        }),
+    }
     try {
-      await factory({ ...mockedApi, on, registerCommand })
+      await factory({ ...mockedApi, on, registerCommand, events })
     } catch (error) {
       throw new Error(`its factory threw: ${messageOf(error)}`, { cause: error })
     }

@@ -79,6 +79,8 @@ export interface TestSession {
   reload(): Promise<LifecycleResult>
   /** Which instance of the session runs now: 1, then one more after each newSession(), resume(), fork(), reload(). */
   readonly instance: number
+  /** The editor's text now, as extensions set and read it (`ctx.ui.setEditorText`, `pasteToEditor`); it starts as `mockUI.editorText`. */
+  readonly editorText: string
   /**
    * Aborts what Pi is running, as the user's Esc does: queued messages are dropped and the run in
    * progress ends with stop reason `aborted`. Returns at once; nothing happens when Pi is idle.
@@ -207,6 +209,9 @@ export function sessionHandle({ current, runtime, cwd, home, scope, records, pla
     reload: () => lifecycle('reload()', () => reloadSession(current())),
     get instance() {
       return records.instance
+    },
+    get editorText() {
+      return mocks.ui.getEditorText()
     },
     abort: () => {
       playbook.abortedByTest()

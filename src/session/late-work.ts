@@ -29,9 +29,33 @@ const fileProblems = processSlot('late-work-file', () => [] as Error[])
 /** A session's name until the environment names it after its test. */
 const UNNAMED = 'a test session'
 
-/** Starts watching `scope`'s session for work after its end. */
-export function watchLateWork(scope: SessionScope, watch: { problems: Problems; extensionPaths: () => readonly string[] }): void {
-  watches.get().set(scope, { ...watch, name: UNNAMED, watched: false })
+/** Starts watching `scope`'s session for work after its end, and for work of an instance after it was replaced. */
+export function watchLateWork(
+  scope: SessionScope,
+  watch: { problems: Problems; extensionPaths: () => readonly string[]; instances: () => readonly { instance: number; name: string }[] },
+): void {
+  const { instances, ...rest } = watch
+  watches.get().set(scope, { ...rest, name: UNNAMED, watched: false })
+  scope.instanceNow = () => instances().length
+  scope.replaced = (what, bornIn, error) => reportReplacedWork(scope, instances(), what, bornIn, error)
+}
+
+/**
+ * Reports that `what` of instance `bornIn` threw after a later instance replaced it: Pi refuses a replaced
+ * instance's pi and ctx ("ctx is stale"). The session's test fails with it, naming the instance.
+ */
+function reportReplacedWork(scope: SessionScope, instances: readonly { instance: number; name: string }[], what: string, bornIn: number, error: unknown): Error {
+  const state = watches.get().get(scope)
+  const extension = state && extensionOnStack(error instanceof Error ? error.stack : undefined, state.extensionPaths())
+  const describe = (n: number) => `instance ${n} (${instances[n - 1]?.name ?? '?'})`
+  const replacedBy = instances[bornIn]?.name ?? 'a later instance'
+  const replaced = new Error(
+    `${what}${extension === undefined ? '' : ` of ${extension}`} started by ${describe(bornIn)} of ${sessionName(scope)} ran after ${replacedBy} replaced that instance, and threw: ${messageOf(error)}. ` +
+      'Pi sends session_shutdown to the old instance on /new, /resume, /fork and /reload: stop its timers there.',
+    { cause: asError(error) },
+  )
+  state?.problems.report(replaced)
+  return replaced
 }
 
 /** `t` is the handle of `scope`'s session: nameSession and closeLateWork find it by the handle. */

@@ -72,3 +72,9 @@ function editDistance(a: string, b: string): number {
   }
   return previous[b.length]!
 }
+
+/** ` (at file:line:col)`: the first frame of the error's stack, which names the extension's file. */
+export function thrownAt(error: unknown): string {
+  const frame = error instanceof Error ? error.stack?.split('\n').find((line) => line.trimStart().startsWith('at ')) : undefined
+  return frame ? ` (${frame.trim()})` : ''
+}

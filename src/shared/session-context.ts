@@ -20,6 +20,13 @@ export interface SessionScope {
    * its test and the extension.
    */
   refused?: (error: Error, stack: string | undefined) => Error
+  /** The instance of the session running now: 1, then one more after each /new, /resume, /fork and /reload. */
+  instanceNow?: () => number
+  /**
+   * Reports `what` (a timer) that instance `bornIn` started and that threw after a later instance replaced
+   * it (Pi refuses a replaced instance's pi and ctx), and returns the Error that says so.
+   */
+  replaced?: (what: string, bornIn: number, error: unknown) => Error
   /** Programs the network guard lets child processes start, which it would refuse (`allowPrograms`). */
   allowedPrograms?: readonly string[]
 }

@@ -155,6 +155,8 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     SessionManager: Pi.SessionManager,
     createSyntheticSourceInfo: Pi.createSyntheticSourceInfo,
     initTheme: Pi.initTheme,
+    CustomMessageComponent: Pi.CustomMessageComponent,
+    ToolExecutionComponent: Pi.ToolExecutionComponent,
     createAssistantMessageEventStream: PiAi.createAssistantMessageEventStream,
   }
   // In Pi's order; a factory the release lacks is left out (PowerShell came in 0.84).
@@ -209,7 +211,10 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     asRequest,
     replaceModel(session, model) {
       const agent = (session as unknown as AgentSession).agent
-      const stream: typeof agent.streamFunction = (_model, context, options) => model(asRequest(context), options?.signal) as never
+      const stream: typeof agent.streamFunction = (asked, context, options) => {
+        const onPayload = options?.onPayload
+        return model(asRequest(context), options?.signal, onPayload && (async (payload) => onPayload(payload, asked))) as never
+      }
       // The agent's stream function was `streamFn` until 0.82, as on 0.73.
       if ('streamFunction' in agent) agent.streamFunction = stream
       else session.agent.streamFn = stream as never

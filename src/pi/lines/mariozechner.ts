@@ -13,11 +13,13 @@ import {
   createReadToolDefinition,
   createSyntheticSourceInfo,
   createWriteToolDefinition,
+  CustomMessageComponent,
   DefaultResourceLoader,
   initTheme,
   ModelRegistry,
   SessionManager,
   SettingsManager,
+  ToolExecutionComponent,
 } from '@mariozechner/pi-coding-agent'
 import { createAssistantMessageEventStream, getApiProvider, registerApiProvider, resetApiProviders, type Context, type Model } from '@mariozechner/pi-ai'
 import { resetOAuthProviders } from '@mariozechner/pi-ai/oauth'
@@ -40,6 +42,8 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
       SessionManager,
       createSyntheticSourceInfo,
       initTheme,
+      CustomMessageComponent,
+      ToolExecutionComponent,
       createAssistantMessageEventStream,
     },
     // Tool definitions are generic in their parameters and details; the harness reads them as any tool.
@@ -76,7 +80,10 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     },
     asRequest: (context) => context as Context,
     replaceModel(session, model) {
-      session.agent.streamFn = (_model, context, options) => model(context, options?.signal)
+      session.agent.streamFn = (asked, context, options) => {
+        const onPayload = options?.onPayload
+        return model(context, options?.signal, onPayload && (async (payload) => onPayload(payload, asked)))
+      }
     },
     emitBeforeAgentStart(runner, event, session) {
       return runner.emitBeforeAgentStart(event.prompt, event.images as never, event.systemPrompt ?? session.systemPrompt, (event.systemPromptOptions ?? {}) as never)
