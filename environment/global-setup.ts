@@ -93,7 +93,7 @@ async function loadSmoke(project: TestProject, file: string): Promise<SandboxSmo
   const module = await project.import<{ default?: unknown; smoke?: unknown }>(file)
   const smoke = (module.smoke ?? module.default) as SandboxSmoke | undefined
   if (!smoke || !Array.isArray(smoke.script)) {
-    throw new TypeError(`sandbox.smokeFile ${file} must export (as default or \`smoke\`) an object { script: Turn[], mockTools?, mockUI? }`)
+    throw new TypeError(`sandbox.smokeFile ${file} must export (as default or \`smoke\`) an object { script: Turn[], mockTools?, mockUI?, process? }`)
   }
   return smoke
 }
