@@ -1,6 +1,7 @@
 // The same tests against an in-process session and the real `pi` CLI in RPC mode. Slow: every process
 // session starts Pi (seconds on a loaded machine), so this file belongs with the slow end-to-end tests.
 import { existsSync, readFileSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { calls, createTestSession, says, waitsFor, when, type TestSession } from '../environment/index.js'
@@ -136,6 +137,20 @@ describe('a pi process', () => {
     expect(t).toHaveNotified('preset: fast')
     expect(t).toHaveNotified('note: from the test')
     expect(t).toHaveSetStatus('preset', 'fast')
+  })
+
+  it('refuses beyond loopback inside the child, as the guard does in the worker; loopback goes through', { timeout: SLOW }, async () => {
+    // 0.0.0.0 is not loopback to the guard, yet unguarded Linux connects it to this machine: no packet leaves it either way.
+    const server = createServer((socket) => socket.end())
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    try {
+      const t = await createTestSession({ extensions: ['./test/fixtures/process/probe.ts'], process: true })
+      await t.run(when('probe', [calls('probe', { host: '127.0.0.1', port }), calls('probe', { host: '0.0.0.0', port }), says('Probed.')]))
+      expect(t.events.toolResultsFor('probe').map((result) => result.text)).toEqual(['connected', `ENETUNREACH Network access is disabled in tests: 0.0.0.0:${port}`])
+    } finally {
+      server.close()
+    }
   })
 
   it('gives the flag its default without argv, as pi does', { timeout: SLOW }, async () => {
