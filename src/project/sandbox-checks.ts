@@ -6,8 +6,7 @@ import type { ProcessOptions } from '../session/options.js'
 import type { Turn } from '../model/script.js'
 import { piModuleLoader, type LoadedPackage } from '../pi/load-package.js'
 import { SessionRecords } from '../records/records.js'
-import type { TestSession } from '../session/create.js'
-import { createTestSession } from '../test-session.js'
+import { createTestSession as createInProcess, type TestSession, type TestSessionOptions } from '../session/create.js'
 import { messageOf } from '../shared/errors.js'
 
 export interface SandboxExpect {
@@ -52,8 +51,26 @@ export function expectationProblems(expected: SandboxExpect, loaded: LoadedPacka
   return problems
 }
 
+/**
+ * Starts the smoke's session at either depth. The process depth sits above this stage (it uses the runner),
+ * so the caller above both hands it in: src/index.ts and the environment's global setup.
+ */
+export type SmokeSessionStarter = (options: TestSessionOptions) => Promise<TestSession>
+
+/** Without a starter from above: in process only; a smoke that asks for the process depth says so. */
+export const inProcessSmoke: SmokeSessionStarter = (options) => {
+  if (options.process) throw new Error('smoke.process: this entry point runs the smoke in process only; call verifySandboxInstall from vitest-environment-pi')
+  return createInProcess(options)
+}
+
 /** The playbook against the installed extensions, loaded as Pi loads them; what went wrong goes to `problems`. */
-export async function runSmoke(smoke: SandboxSmoke, extensionFiles: string[], installedDir: string, problems: string[]): Promise<{ events: SessionRecords }> {
+export async function runSmoke(
+  smoke: SandboxSmoke,
+  extensionFiles: string[],
+  installedDir: string,
+  problems: string[],
+  createTestSession: SmokeSessionStarter = inProcessSmoke,
+): Promise<{ events: SessionRecords }> {
   const { mockTools, mockUI, script, process } = smoke
   const records = new SessionRecords()
   // In a pi process the package is what Pi's settings list, as `pi install` leaves it; in process, its files.

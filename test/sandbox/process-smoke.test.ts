@@ -3,7 +3,7 @@
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { calls, says, when } from '../../src/model/script.js'
-import { verifySandboxInstall } from '../../src/project/sandbox.js'
+import { verifySandboxInstall } from '../../src/index.js'
 import { FAST_INSTALL, leftovers, PACKAGES, removeTempParents, tempParent } from './support.js'
 
 afterAll(removeTempParents)
