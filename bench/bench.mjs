@@ -1,12 +1,13 @@
 // npm run bench: the built harness (dist/) against bare Pi doing the same work, in one process.
 // It reports; it does not assert. Options:
-//   --only=a,b,c,d,e   run some scenarios (the first-iteration figure is always taken)
+//   --only=a,b,c,d,e,f,g  run some scenarios (the first-iteration figure is always taken)
 //   --side=harness|bare  run one side only in (a) and (b) (for CPU profiles)
 //   --iterations=N     (a) iterations per side (default 200)
 //   --calls=100,1000   (b) call counts; --rounds=N timed rounds per count (default 15), after one warm-up round
 //   --c-rounds=N       (c) runs of each side's file (default 3)
 //   --e-rounds=N       (e) runs of each configuration (default 3)
 //   --f-rounds=N       (f) audits of the whole default corpus (default 5), after one warm-up audit
+//   --g-rounds=N       (g) process sessions and bare `pi --mode rpc` turns per side (default 5), after one warm-up each
 //   --keep             keep the generated .cache/bench-* directory
 //   --profile=DIR      CPU profiles of the timed (a) blocks and (b) turns, per side, in this process (timings inflated)
 //   --help             print these options
@@ -26,7 +27,7 @@ import { PI_LINE } from './lib/pi-line.mjs'
 Object.assign(process.env, { PI_OFFLINE: '1', PI_TELEMETRY: '0', JITI_FS_CACHE: 'false' })
 
 // A mistyped option fails at once, naming it, instead of starting a run of several minutes without it.
-const OPTIONS = { only: 'string', side: 'string', iterations: 'string', calls: 'string', rounds: 'string', 'c-rounds': 'string', 'e-rounds': 'string', 'f-rounds': 'string', keep: 'boolean', first: 'string', profile: 'string', help: 'boolean' }
+const OPTIONS = { only: 'string', side: 'string', iterations: 'string', calls: 'string', rounds: 'string', 'c-rounds': 'string', 'e-rounds': 'string', 'f-rounds': 'string', 'g-rounds': 'string', keep: 'boolean', first: 'string', profile: 'string', help: 'boolean' }
 let parsed
 try {
   parsed = parseArgs({ options: Object.fromEntries(Object.entries(OPTIONS).map(([name, type]) => [name, { type }])) }).values
@@ -52,7 +53,7 @@ function positiveInteger(name, text) {
   process.exit(2)
 }
 const countOption = (name, fallback) => (args.has(name) ? positiveInteger(name, args.get(name)) : fallback)
-const SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'f']
+const SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'f', 'g']
 const only = new Set((args.get('only') ?? SCENARIOS.join(',')).split(','))
 const side = args.get('side') ?? 'both'
 const runs = (which) => side === 'both' || side === which
@@ -65,6 +66,7 @@ const VITEST_TESTS = 100
 const VITEST_ROUNDS = countOption('c-rounds', 3)
 const SUITE = { files: 20, sessions: 5, rounds: countOption('e-rounds', 3) }
 const AUDIT_ROUNDS = countOption('f-rounds', 5)
+const PROCESS_ROUNDS = countOption('g-rounds', 5)
 const FIRST_PROCESSES = 5
 const HELD_ITERATIONS = 100
 const LOUD_MB = 200
@@ -502,6 +504,34 @@ try {
     log(`(c) per test after the first: harness ${results.c.harness.perTestAfterFirstMs.toFixed(2)} ms, bare ${results.c.bare.perTestAfterFirstMs.toFixed(2)} ms`)
   }
 
+  // ---------- (g) the process depth: a `pi` process session against bare `pi --mode rpc`, the same turn ----------
+  if (only.has('g') && side === 'both') {
+    const { bareRpcTurn } = await import('./lib/rpc-bare.mjs')
+    const { piCliOf } = await import('../dist/src/pi/line.js')
+    const cli = piCliOf(PI_LINE)
+    const extensionFile = fileURLToPath(new URL('./lib/standard-extension.mjs', import.meta.url))
+    const processTurn = async () => {
+      const t = await createTestSession({ extensions: [extensionFile], process: true })
+      await t.run(standardTurn())
+      await t.dispose()
+      return t
+    }
+    // Both sides start Pi from its files: one untimed turn of each first (the OS's file cache), then the rounds.
+    checkHarnessStandard(await processTurn())
+    checkBareStandard(await bareRpcTurn(cli, STANDARD_PROMPT))
+    const times = { harness: [], bare: [] }
+    for (let round = 0; round < PROCESS_ROUNDS; round++) {
+      for (const which of round % 2 === 0 ? ['harness', 'bare'] : ['bare', 'harness']) {
+        const started = now()
+        if (which === 'harness') await processTurn()
+        else await bareRpcTurn(cli, STANDARD_PROMPT)
+        times[which].push(now() - started)
+      }
+    }
+    results.g = { rounds: PROCESS_ROUNDS, harness: { ...summary(times.harness), samples: times.harness }, bare: { ...summary(times.bare), samples: times.bare } }
+    log(`(g) process session: ${times.harness.map((ms) => ms.toFixed(0)).join(', ')} ms; bare pi --mode rpc: ${times.bare.map((ms) => ms.toFixed(0)).join(', ')} ms`)
+  }
+
   // ---------- (e) a suite of 20 files × 5 sessions: default isolation against pi({ isolate: false }) ----------
   if (only.has('e') && side === 'both') {
     const { runIsolationScenario } = await import('./lib/vitest-suite.mjs')
@@ -577,6 +607,11 @@ if (results.e) {
 if (results.f) {
   // Harness only: bare Pi has no audit to compare with.
   row(`(f) guard audit, whole default corpus (${results.f.entries} calls), median of ${results.f.rounds}`, results.f.median, undefined, '< 2000 ms', results.f.median < 2000)
+}
+
+if (results.g) {
+  const ratio = results.g.harness.median / results.g.bare.median
+  row(`(g) process session vs bare pi --mode rpc: start, the standard turn, exit (median of ${results.g.rounds})`, results.g.harness.median, results.g.bare.median, 'ratio ≤ 1.20', ratio <= 1.2)
 }
 
 const header = ['scenario', 'harness', 'bare', 'ratio', 'target', 'met?']

@@ -4,6 +4,7 @@ import { resolve } from 'node:path'
 import type { TestProject } from 'vitest/node'
 import { runProjectScript } from '../src/project/runner.js'
 import { globalSlot } from '../src/shared/global-slot.js'
+import { createTestSession } from '../src/test-session.js'
 import { SandboxError, verifySandboxInstall, type SandboxResult, type SandboxSmoke } from '../src/project/sandbox.js'
 import { GLOBAL_SETUP_OPTIONS, type PiGlobalSetupOptions, type ProvidedSandbox, type ProvidedScripts } from './provided.js'
 
@@ -67,14 +68,18 @@ async function runOnce(project: TestProject, options: PiGlobalSetupOptions, log:
   const smoke = smokeFile === undefined ? undefined : await loadSmoke(project, resolve(root, smokeFile))
   let result: SandboxResult
   try {
-    result = await verifySandboxInstall({
-      ...sandbox,
-      packageDir,
-      ...(smoke ? { smoke } : {}),
-      env: { [NESTED]: '1', ...sandbox.env },
-      onStep: ({ step, phase, status, durationMs }) =>
-        log(phase === 'start' ? `sandbox ${step} started` : `sandbox ${step} ${status} (${seconds(durationMs ?? 0)})`),
-    })
+    result = await verifySandboxInstall(
+      {
+        ...sandbox,
+        packageDir,
+        ...(smoke ? { smoke } : {}),
+        env: { [NESTED]: '1', ...sandbox.env },
+        onStep: ({ step, phase, status, durationMs }) =>
+          log(phase === 'start' ? `sandbox ${step} started` : `sandbox ${step} ${status} (${seconds(durationMs ?? 0)})`),
+      },
+      // The smoke at either depth (smoke.process): the createTestSession that chooses it.
+      createTestSession,
+    )
   } catch (error) {
     if (error instanceof SandboxError) log(`sandbox failed at ${error.step}`)
     throw error
@@ -93,7 +98,7 @@ async function loadSmoke(project: TestProject, file: string): Promise<SandboxSmo
   const module = await project.import<{ default?: unknown; smoke?: unknown }>(file)
   const smoke = (module.smoke ?? module.default) as SandboxSmoke | undefined
   if (!smoke || !Array.isArray(smoke.script)) {
-    throw new TypeError(`sandbox.smokeFile ${file} must export (as default or \`smoke\`) an object { script: Turn[], mockTools?, mockUI? }`)
+    throw new TypeError(`sandbox.smokeFile ${file} must export (as default or \`smoke\`) an object { script: Turn[], mockTools?, mockUI?, process? }`)
   }
   return smoke
 }

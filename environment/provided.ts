@@ -6,7 +6,7 @@ import type { SandboxOptions, SandboxResult } from '../src/project/sandbox.js'
 
 /** The sandbox options a config can hold (plain data): the smoke playbook lives in a module instead. */
 export interface PiSandboxConfig extends Omit<SandboxOptions, 'smoke' | 'onStep' | 'signal'> {
-  /** A module whose default (or `smoke`) export is `{ script, mockTools?, mockUI? }`; resolved against the project root. */
+  /** A module whose default (or `smoke`) export is `{ script, mockTools?, mockUI?, process? }` (`process: true` runs it in the real `pi` CLI); resolved against the project root. */
   smokeFile?: string
 }
 

@@ -22,7 +22,8 @@ export type {
   WidgetRecord,
 } from './records/records.js'
 export { createMockPi, type MockPi, type MockPiCall, type MockPiOptions, type MockPiResponder, type MockPiResponse } from './project/mock-pi.js'
-export { verifySandboxInstall, runProjectScript } from './project/on-demand.js'
+export { runProjectScript } from './project/on-demand.js'
+export { verifySandboxInstall } from './sandbox-install.js'
 export { SandboxError, SANDBOX_STEPS, type SandboxStep } from './project/sandbox-steps.js'
 export type { SandboxOptions, SandboxResult, SandboxExpect, SandboxSmoke, SandboxLoaded, SandboxStepEvent } from './project/sandbox.js'
 export type { ProjectScript, ProjectScriptResult, ProjectScriptOptions } from './project/runner.js'

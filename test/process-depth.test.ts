@@ -1,12 +1,15 @@
 // The same tests against an in-process session and the real `pi` CLI in RPC mode. Slow: every process
 // session starts Pi (seconds on a loaded machine), so this file belongs with the slow end-to-end tests.
 import { existsSync, readFileSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { calls, createTestSession, says, when, type TestSession } from '../environment/index.js'
+import { calls, createTestSession, says, waitsFor, when, type TestSession } from '../environment/index.js'
 
 // A loaded machine takes seconds to start Pi; these bound the wait, they measure nothing.
 const SLOW = 120_000
 const gate = { extensions: ['./examples/permission-gate/index.ts'], mockTools: { bash: (p: Record<string, unknown>) => `ran ${p.command}` } }
+const counter = { extensions: ['./test/fixtures/process/turn-counter.ts'] }
 const review = { extensions: ['./examples/review-mode/index.ts'], mockTools: { read: 'export const answer = 42', bash: 'ran' } }
 
 describe.each([
@@ -61,6 +64,60 @@ describe.each([
     expect(t.events.toolResults[0]!.mocked).toBe(false)
   })
 
+  it('forks before a user message and starts a new session through Pi: the same calls, instances and records', { timeout: SLOW }, async () => {
+    const t = await createTestSession({ ...counter, process })
+    await t.run(when('one', [says('1')]), when('two', [says('2')]))
+    const forkable = await t.forkMessages()
+    expect(forkable.map((message) => message.text)).toEqual(['one', 'two'])
+    await expect(t.fork(forkable[1]!.entryId)).resolves.toEqual({ cancelled: false, selectedText: 'two' })
+    expect(t.instance).toBe(2)
+    expect(t.events.ofInstance(1)).toHaveNotified('start startup turns=0')
+    expect(t.events.ofInstance(2)).toHaveNotified('start fork turns=1')
+    expect(t.events.ofInstance(1)).not.toHaveNotified('start fork turns=1')
+    expect((await t.forkMessages()).map((message) => message.text)).toEqual(['one'])
+    await expect(t.newSession()).resolves.toEqual({ cancelled: false })
+    await t.run(when('three', [says('3')]))
+    expect(t.events.instances()).toEqual([
+      { instance: 1, name: 'createTestSession()' },
+      { instance: 2, name: `fork(${JSON.stringify(forkable[1]!.entryId)})` },
+      { instance: 3, name: 'newSession()' },
+    ])
+    expect(t.events.ofInstance(3)).toHaveNotified('start new turns=0')
+    expect(t.events.ofInstance(3)).toHaveSaid('3')
+    expect(t.events.ofInstance(2)).not.toHaveSaid('3')
+    expect((await t.forkMessages()).map((message) => message.text)).toEqual(['three'])
+  })
+
+  it("resumes the session's saved file, where the extension restores its state; a cancelled fork replaces nothing", { timeout: SLOW }, async () => {
+    const t = await createTestSession({ ...counter, process, flags: { 'cancel-fork': true } })
+    await t.run(when('one', [says('1')]), when('two', [says('2')]))
+    const file = t.saveSession(join(t.home, 'saved.jsonl'))
+    const [first] = await t.forkMessages()
+    await expect(t.fork(first!.entryId)).resolves.toEqual({ cancelled: true })
+    expect(t.instance).toBe(1)
+    await t.newSession()
+    expect(t.events.ofInstance(2)).toHaveNotified('start new turns=0')
+    await expect(t.resume(file)).resolves.toEqual({ cancelled: false })
+    expect(t.events.ofInstance(3)).toHaveNotified('start resume turns=2')
+    expect((await t.forkMessages()).map((message) => message.text)).toEqual(['one', 'two'])
+  })
+
+  it('t.abort() from a mocked tool ends the run aborted, as Esc does', { timeout: SLOW }, async () => {
+    const t: TestSession = await createTestSession({ process, mockTools: { bash: () => (t.abort(), 'partial output') } })
+    await t.run(when('run it', [calls('bash', { command: 'sleep 100' })]))
+    expect(t.events.messages.at(-1)).toMatchObject({ role: 'assistant', stopReason: 'aborted' })
+    expect(t.events.toolResults).toMatchObject([{ toolName: 'bash', text: 'partial output' }])
+  })
+
+  it('t.abort() while the model answers reaches Pi, which aborts the request', { timeout: SLOW }, async () => {
+    // The held answer ends only when Pi aborts the request: an abort that never reached Pi is the turn's timeout.
+    const t: TestSession = await createTestSession({ process: process && { turnTimeout: 30_000 } })
+    await t.run(when('deploy', [waitsFor(() => (t.abort(), new Promise(() => {}))), says('never')]))
+    expect(t.events.messages.at(-1)).toMatchObject({ role: 'assistant', stopReason: 'aborted' })
+    await t.run(when('again', [says('ok')]))
+    expect(t.events.lastAssistantText()).toBe('ok')
+  })
+
   it('names an unknown command', { timeout: SLOW }, async () => {
     const t = await createTestSession({ ...review, process })
     await expect(t.command('nope')).rejects.toThrow(/No command "\/nope" is registered\. Registered commands: .*\/review/)
@@ -80,6 +137,20 @@ describe('a pi process', () => {
     expect(t).toHaveNotified('preset: fast')
     expect(t).toHaveNotified('note: from the test')
     expect(t).toHaveSetStatus('preset', 'fast')
+  })
+
+  it('refuses beyond loopback inside the child, as the guard does in the worker; loopback goes through', { timeout: SLOW }, async () => {
+    // 0.0.0.0 is not loopback to the guard, yet unguarded Linux connects it to this machine: no packet leaves it either way.
+    const server = createServer((socket) => socket.end())
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    try {
+      const t = await createTestSession({ extensions: ['./test/fixtures/process/probe.ts'], process: true })
+      await t.run(when('probe', [calls('probe', { host: '127.0.0.1', port }), calls('probe', { host: '0.0.0.0', port }), says('Probed.')]))
+      expect(t.events.toolResultsFor('probe').map((result) => result.text)).toEqual(['connected', `ENETUNREACH Network access is disabled in tests: 0.0.0.0:${port}`])
+    } finally {
+      server.close()
+    }
   })
 
   it('gives the flag its default without argv, as pi does', { timeout: SLOW }, async () => {

@@ -2,6 +2,7 @@
 // It is the floor a harness cannot beat: every step here is something the harness must also do.
 // Pi is the line the harness runs (lib/pi-line.mjs); lines/<name>.mjs holds what differs between lines.
 import { bareLine } from './pi-line.mjs'
+import { scriptedStream as scripted } from './scripted-stream.mjs'
 
 const {
   createAgentSession,
@@ -27,39 +28,8 @@ export const BENCH_MODEL = {
   maxTokens: 16_384,
 }
 
-const NO_USAGE = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }
-
-/** A stream carrying `content` as a provider would send it: start, start/delta/end per block, done. */
-export function scriptedStream(model, content) {
-  const message = {
-    role: 'assistant',
-    content,
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: NO_USAGE,
-    stopReason: content.some((block) => block.type === 'toolCall') ? 'toolUse' : 'stop',
-    timestamp: Date.now(),
-  }
-  const stream = createAssistantMessageEventStream()
-  const partial = { ...message, content: [] }
-  stream.push({ type: 'start', partial })
-  content.forEach((block, contentIndex) => {
-    partial.content.push(block)
-    if (block.type === 'text') {
-      stream.push({ type: 'text_start', contentIndex, partial })
-      stream.push({ type: 'text_delta', contentIndex, delta: block.text, partial })
-      stream.push({ type: 'text_end', contentIndex, content: block.text, partial })
-    } else {
-      stream.push({ type: 'toolcall_start', contentIndex, partial })
-      stream.push({ type: 'toolcall_delta', contentIndex, delta: JSON.stringify(block.arguments), partial })
-      stream.push({ type: 'toolcall_end', contentIndex, toolCall: block, partial })
-    }
-  })
-  stream.push({ type: 'done', reason: message.stopReason, message })
-  stream.end(message)
-  return stream
-}
+/** A stream carrying `content` as a provider would send it (lib/scripted-stream.mjs), with this line's constructor. */
+export const scriptedStream = (model, content) => scripted(createAssistantMessageEventStream, model, content)
 
 /**
  * Creates a bare session: everything in memory, the extension as an inline factory, bash's execute

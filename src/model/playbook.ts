@@ -172,7 +172,9 @@ export class Playbook {
     } finally {
       this.answering = undefined
     }
-    if (signal?.aborted) return assistantMessage(this.hooks.model, [], 'aborted', 'Request was aborted')
+    // After the test's t.abort() Pi asks no more in this turn; a Pi in another process (the process depth) may
+    // ask once more before the abort reaches it across the pipe, and that request is the one the abort ends.
+    if (signal?.aborted || this.aborted) return assistantMessage(this.hooks.model, [], 'aborted', 'Request was aborted')
     if (turn.next >= turn.steps.length) throw this.exhausted(turn, stepNumber)
     const step = turn.steps[turn.next++]!
     this.served++

@@ -3,7 +3,7 @@
 // session_shutdown; the factories run again; session_start says why), and the session itself navigates
 // its tree and reloads its extensions.
 import type { AgentSession, AgentSessionRuntime } from '@mariozechner/pi-coding-agent'
-import type { LifecycleResult } from './types.js'
+import type { ForkMessage, LifecycleResult } from './types.js'
 
 /** /new: a fresh session in the same cwd, as Pi's runtime makes it. */
 export function startNewSession(runtime: AgentSessionRuntime): Promise<LifecycleResult> {
@@ -19,6 +19,11 @@ export function resumeSession(runtime: AgentSessionRuntime, path: string): Promi
 export async function forkSession(runtime: AgentSessionRuntime, entryId: string, position: 'before' | 'at' = 'before'): Promise<LifecycleResult> {
   const { cancelled, selectedText } = await runtime.fork(entryId, { position })
   return selectedText === undefined ? { cancelled } : { cancelled, selectedText }
+}
+
+/** The user messages /fork offers (Pi's fork selector): each entry id with its text, oldest first. */
+export function forkMessages(session: AgentSession): ForkMessage[] {
+  return session.getUserMessagesForForking()
 }
 
 /** /tree: moves the session's leaf to `entryId` in the same file, without a summary. */

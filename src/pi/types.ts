@@ -44,6 +44,12 @@ export interface LifecycleResult {
   editorText?: string
 }
 
+/** A user message of the current branch that /fork can fork before, as Pi's fork selector lists it. */
+export interface ForkMessage {
+  entryId: string
+  text: string
+}
+
 /** What the `tool_call` hook Pi installs decided on a call. */
 export interface ToolCallDecision {
   toolCallId: string

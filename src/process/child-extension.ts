@@ -8,12 +8,18 @@ import * as Pi from '@mariozechner/pi-coding-agent'
 import type { ExtensionAPI, ToolDefinition } from '@mariozechner/pi-coding-agent'
 // Plain modules with no import of Pi or the harness at run time: the child loads them as they are.
 import { assistantMessage, writeMessage } from '../model/stream.js'
-import { CHILD_SETTINGS_ENV, type ChildMessage, type ChildRequest, type ChildSettings, type HarnessAnswer } from './protocol.js'
+import { CHILD_SETTINGS_ENV, INSTANCE_STATUS_KEY, type ChildMessage, type ChildRequest, type ChildSettings, type HarnessAnswer } from './protocol.js'
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
 
-const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
-let nextId = 0
+// Pi imports this file again for each instance of the session (/new, /resume, /fork): the asks in flight, their
+// ids and the one IPC listener are the child's, shared by every copy, so that no two asks share an id.
+const shared = ((globalThis as { [key: symbol]: unknown })[Symbol.for('vitest-environment-pi.child')] ??= {
+  pending: new Map(),
+  nextId: 0,
+  listening: false,
+}) as { pending: Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>; nextId: number; listening: boolean }
+const { pending } = shared
 
 function send(message: ChildMessage): void {
   if (!process.send) throw new Error('vitest-environment-pi: the harness extension runs only in a child started by createTestSession({ process: true })')
@@ -22,7 +28,7 @@ function send(message: ChildMessage): void {
 
 /** Asks the harness and waits for its answer. */
 function ask(request: DistributiveOmit<ChildRequest, 'id'>): Promise<unknown> {
-  const id = ++nextId
+  const id = ++shared.nextId
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject })
     send({ ...request, id } as ChildRequest)
@@ -30,6 +36,8 @@ function ask(request: DistributiveOmit<ChildRequest, 'id'>): Promise<unknown> {
 }
 
 function listen(): void {
+  if (shared.listening) return
+  shared.listening = true
   process.on('message', (message: HarnessAnswer) => {
     if (message?.kind !== 'answer') return
     const waiting = pending.get(message.id)
@@ -45,7 +53,7 @@ function listen(): void {
 /** The playbook's answer, streamed as a provider streams (start, deltas, done or error). */
 function scriptedStream(context: unknown, signal: AbortSignal | undefined): AssistantMessageEventStream {
   const stream = createAssistantMessageEventStream()
-  const id = ++nextId
+  const id = ++shared.nextId
   const onAbort = () => send({ kind: 'abort-model', id })
   signal?.addEventListener('abort', onAbort, { once: true })
   new Promise<unknown>((resolve, reject) => {
@@ -100,7 +108,13 @@ export default function harness(pi: ExtensionAPI): void {
   // registered its own (this extension loads first, so its registration wins).
   const builtins = mockedTools.filter((name) => BUILTIN_FACTORIES[name] !== undefined)
   for (const name of builtins) pi.registerTool(mocked(BUILTIN_FACTORIES[name]!(process.cwd())))
-  pi.on('session_start', () => {
+  // Loaded first, this handler runs before any other extension's: what follows belongs to the new instance. Once
+  // per instance (this factory runs once for each): Pi 0.73's RPC mode binds a new instance twice, firing
+  // session_start twice.
+  let marked = false
+  pi.on('session_start', (event, ctx) => {
+    if (event.reason !== 'startup' && !marked) ctx.ui.setStatus(INSTANCE_STATUS_KEY, event.reason)
+    marked = true
     for (const tool of pi.getAllTools()) {
       if (mockedTools.includes(tool.name) && !builtins.includes(tool.name)) pi.registerTool(mocked(tool as never))
     }

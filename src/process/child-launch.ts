@@ -70,10 +70,13 @@ export function childModel({ model }: SessionPlan) {
   return { id, name, api, provider, reasoning, input: [...input], contextWindow, maxTokens }
 }
 
-/** The command line after `pi --mode rpc -e <harness>`: as a user would type it for the same session. */
+/**
+ * The command line after `pi --mode rpc -e <harness>`: as a user would type it for the same session. Pi keeps
+ * its session file, as for users, in the session's temp agent dir: saveSession() copies it, resume() reads one.
+ */
 export function childArgs(plan: SessionPlan, extensions: string[], argv: readonly string[]): string[] {
   const { options, model } = plan
-  const args = ['--no-session', '--provider', model.provider, '--model', model.id]
+  const args = ['--provider', model.provider, '--model', model.id]
   for (const path of extensions) args.push('-e', path)
   if (options.tools) args.push('--tools', options.tools.join(','))
   if (options.systemPrompt !== undefined) args.push('--system-prompt', options.systemPrompt)

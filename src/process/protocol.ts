@@ -5,6 +5,13 @@
 /** The variable that hands the child's harness extension its settings (JSON of ChildSettings). */
 export const CHILD_SETTINGS_ENV = 'VITEST_PI_PROCESS_SETTINGS'
 
+/**
+ * The status key the harness extension sets when Pi starts a new instance of the session (/new, /resume,
+ * /fork): it comes over RPC among the instance's own records, in order, so the harness knows where each
+ * instance's records begin. The harness takes it as that signal, never as a recorded status.
+ */
+export const INSTANCE_STATUS_KEY = 'vitest-environment-pi:instance'
+
 export interface ChildSettings {
   /** The model the session reports, registered as its provider's only model. */
   model: { id: string; name: string; api: string; provider: string; reasoning: boolean; input: string[]; contextWindow: number; maxTokens: number }
@@ -25,6 +32,11 @@ export type ChildRequest =
 export type ChildNotice = { kind: 'abort-model'; id: number } | { kind: 'network-refused'; target: string }
 
 export type ChildMessage = ChildRequest | ChildNotice
+
+/** A message the harness takes without answering. */
+export function isNotice(message: ChildMessage): message is ChildNotice {
+  return message.kind === 'abort-model' || message.kind === 'network-refused'
+}
 
 /** To the child: the answer to request `id`, a value or an error message. */
 export type HarnessAnswer = { kind: 'answer'; id: number; value?: unknown; error?: string }

@@ -1,13 +1,14 @@
 // The process depth: the same plan, playbook, mocks, records and handle as an in-process session, with the
 // real `pi` CLI in RPC mode as the Pi they drive. The child asks the harness for the model's answers and
 // mocked tools (IPC); its events, dialogs and UI calls come over RPC and fill the same records.
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { enterIsolation, homeVariables } from '../isolation/isolation.js'
 import { releaseSessionDirs } from '../isolation/session-dirs.js'
-import { openMocks, type SessionMocks } from '../mocks/open.js'
+import { openMocks } from '../mocks/open.js'
 import { Playbook } from '../model/playbook.js'
-import type { Action, Turn } from '../model/script.js'
-import { providerRequest } from '../pi/index.js'
-import type { AgentSession, AgentSessionEvent } from '../pi/types.js'
+import { when, type Action, type Turn } from '../model/script.js'
+import type { AgentSession, AgentSessionEvent, ForkMessage, LifecycleResult } from '../pi/types.js'
 import { Recorder } from '../records/recorder.js'
 import { SessionRecords, type ToolContent } from '../records/records.js'
 import { plainLine, timelineText } from '../records/timeline.js'
@@ -25,8 +26,9 @@ import { worldFor } from '../session/world.js'
 import { markProcessSession } from './process-sessions.js'
 import { ToolCallWatch, Waiters } from './turn-watch.js'
 import { childArgs, childModel, extensionFiles, listPackages, packageDirs, processSettings } from './child-launch.js'
+import { answerChild, answerDialog } from './child-answers.js'
 import { describeStderr, startPiChild, type PiChild } from './child.js'
-import type { ChildMessage } from './protocol.js'
+import { INSTANCE_STATUS_KEY, isNotice } from './protocol.js'
 import type { RpcRecord } from './rpc-client.js'
 
 /** How long dispose() waits for Pi's orderly shutdown (`session_shutdown`) before it kills the group. */
@@ -70,6 +72,10 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
       const agentEnds = new Waiters()
       const strayLines: string[] = []
       const onRecord = (record: RpcRecord) => {
+        // The harness extension's mark that Pi started a new instance (/new, /resume, /fork): its records begin here.
+        if (record.type === 'extension_ui_request' && record.method === 'setStatus' && record.statusKey === INSTANCE_STATUS_KEY) {
+          return recorder.records.beginInstance(activity.doing ?? 'an extension')
+        }
         if (record.type === 'extension_ui_request') return void answerDialog(record, mocks, pi!, problems)
         if (record.type === 'extension_error') {
           return recorder.extensionError({ extensionPath: String(record.extensionPath), event: String(record.event), error: String(record.error) })
@@ -90,7 +96,12 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
           strayLines.push(line)
           problems.report(new Error(`The pi process wrote to stdout outside the RPC protocol: ${JSON.stringify(line)}\nIn RPC mode stdout carries the protocol alone; an extension must log to stderr (console.error) or a file.`))
         },
-        onMessage: (message, answer) => void answerChild(message, { playbook, mocks, calls }).then((value) => answer({ value }), (error: unknown) => answer({ error: messageOf(error) })),
+        onMessage: (message, answer) => {
+          const answered = answerChild(message, { playbook, mocks, calls })
+          // A notice shares its id with the request it is about (an abort, its model request): an answer to it would settle that request.
+          if (isNotice(message)) return void answered.catch((error: unknown) => problems.report(error instanceof Error ? error : new Error(messageOf(error))))
+          void answered.then((value) => answer({ value }), (error: unknown) => answer({ error: messageOf(error) }))
+        },
         onExit: (description) => problems.report(new Error(`The pi process ${description} while the session was alive.${describeStderr(pi!.stderr())}`)),
       })
       const child = pi
@@ -98,16 +109,32 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
       await started(child, settings.startupTimeout)
       problems.throwIfAny()
 
-      const settle = async () => {
-        for (;;) {
-          const { data } = await child.rpc.request({ type: 'get_state' })
-          if (!(data as { isStreaming: boolean }).isStreaming) return
-          await agentEnds.next(100)
-        }
-      }
-      const { inTurn, run, command } = turnRunner({ scope, records: recorder.records, playbook, problems, settle, stack, activity })
       const bounded = <T>(doing: string, work: Promise<T>) => boundTurn(doing, work, settings.turnTimeout, child, activity)
+      // Until Pi is idle, bounded as the turn is: a run Pi never ends (an abort that never reached it) fails naming it.
+      const settle = () => {
+        let stopped = false
+        const idle = async () => {
+          while (!stopped) {
+            const { data } = await child.rpc.request({ type: 'get_state' })
+            if (!(data as { isStreaming: boolean }).isStreaming) return
+            await agentEnds.next(100)
+          }
+        }
+        return bounded('the turn', idle()).finally(() => (stopped = true))
+      }
+      const { exclusive, inTurn, run, command } = turnRunner({ scope, records: recorder.records, playbook, problems, settle, stack, activity })
       const runTurn = (turn: Turn) => inTurn(turn, () => bounded(`when(${JSON.stringify(turn.prompt)})`, prompt(child, turn.prompt)))
+      // A step of Pi's life, over RPC: run like a turn (what its handlers lead to is scripted), and bounded as one.
+      // The file Pi writes the session to, for saveSession() (a sync call): known at start and after each step of Pi's life.
+      let sessionFile = await sessionFileOf(child)
+      const lifecycle = (name: string, rpcCommand: RpcRecord, result: (data: Record<string, unknown>) => LifecycleResult) =>
+        exclusive(name, name, () =>
+          inTurn(when(name), async () => {
+            const done = result((await bounded(name, child.rpc.request(rpcCommand))).data as Record<string, unknown>)
+            sessionFile = await sessionFileOf(child)
+            return done
+          }),
+        )
 
       const t = {
         cwd,
@@ -121,9 +148,19 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
         // Pi's life around a session, keys and turns an extension starts itself are driven in process only.
         next: (turn: Turn) => inProcessOnly(`t.next(when(${JSON.stringify(turn?.prompt)}))`),
         press: (key: string) => inProcessOnly(`press(${JSON.stringify(key)})`),
-        newSession: () => inProcessOnly('newSession()'),
-        resume: (path: string) => inProcessOnly(`resume(${JSON.stringify(path)})`),
-        fork: (entryId: string) => inProcessOnly(`fork(${JSON.stringify(entryId)})`),
+        newSession: () => lifecycle('newSession()', { type: 'new_session' }, ({ cancelled }) => ({ cancelled: cancelled === true })),
+        resume: (path: string) => {
+          if (typeof path !== 'string' || path === '') throw new TypeError(`resume(path): path must be a session file (a non-empty string), got ${describeReceived(path)}`)
+          return lifecycle(`resume(${JSON.stringify(path)})`, { type: 'switch_session', sessionPath: resolve(path) }, ({ cancelled }) => ({ cancelled: cancelled === true }))
+        },
+        fork: (entryId: string, position: 'before' | 'at' = 'before') => {
+          // Pi's RPC `fork` forks before a user message only; `clone` copies the whole branch, not up to an entry.
+          if (position !== 'before') return inProcessOnly(`fork(${JSON.stringify(entryId)}, ${JSON.stringify(position)})`)
+          return lifecycle(`fork(${JSON.stringify(entryId)})`, { type: 'fork', entryId }, ({ cancelled, text }) =>
+            cancelled === true || text === undefined ? { cancelled: cancelled === true } : { cancelled: false, selectedText: String(text) },
+          )
+        },
+        forkMessages: async () => ((await child.rpc.request({ type: 'get_fork_messages' })).data as { messages: ForkMessage[] }).messages,
         navigate: (entryId: string) => inProcessOnly(`navigate(${JSON.stringify(entryId)})`),
         reload: () => inProcessOnly('reload()'),
         get instance() {
@@ -133,14 +170,20 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
         get editorText() {
           return mocks.ui.getEditorText()
         },
+        // Esc: the queue dropped, then the run aborted; Pi takes the lines in order. `clear_queue` goes without an id:
+        // Pi 0.73 has no such command and answers an unknown one without the id, so a request of it would never settle.
         abort: () => {
-          if (!child.exited) void child.rpc.request({ type: 'clear_queue' }).then(() => child.rpc.request({ type: 'abort' })).catch(() => {})
+          playbook.abortedByTest()
+          if (child.exited) return
+          child.rpc.send({ type: 'clear_queue' })
+          void child.rpc.request({ type: 'abort' }).catch(() => {})
         },
         firedEvents: [],
         verify: () => problems.throwIfAny(),
         pendingMocks: () => mocks.pending(),
-        saveSession: () => {
-          throw new Error('saveSession(): not available for a process session (Pi writes its own session file in the child); use an in-process session')
+        saveSession: (path: string) => {
+          if (typeof path !== 'string' || path === '') throw new TypeError(`saveSession(path): path must be a file path (a non-empty string), got ${describeReceived(path)}`)
+          return copySessionFile(sessionFile, path)
         },
         dispose: () => runInSession(scope, () => stack.dispose()),
       } as Omit<TestSession, 'session'> as TestSession
@@ -181,6 +224,24 @@ async function commandsOf(child: PiChild, name: string): Promise<{ registered: b
   return { registered: commands.some((command) => command.name === name), known }
 }
 
+async function sessionFileOf(child: PiChild): Promise<string | undefined> {
+  const { data } = await child.rpc.request({ type: 'get_state' })
+  return (data as { sessionFile?: string }).sessionFile
+}
+
+/** saveSession() of a process session: a copy of the file Pi itself writes the session to. */
+function copySessionFile(sessionFile: string | undefined, path: string): string {
+  const target = resolve(path)
+  const where = `saveSession(${JSON.stringify(path)})`
+  // Pi writes its file once the session has an answer of the model; a session after dispose() has none left.
+  if (sessionFile === undefined || !existsSync(sessionFile)) {
+    throw new Error(`${where}: the pi process has not written its session file yet (Pi writes it once the model has answered a turn), or the session was disposed`)
+  }
+  mkdirSync(dirname(target), { recursive: true })
+  copyFileSync(sessionFile, target)
+  return target
+}
+
 async function prompt(child: PiChild, message: string): Promise<void> {
   await child.rpc.request({ type: 'prompt', message })
 }
@@ -199,74 +260,6 @@ async function endChild(child: PiChild): Promise<void> {
   if (stray.length > 0) throw new Error(`dispose(): processes of the pi child survived SIGKILL: ${stray.join(', ')}`)
   if (!exitedInTime) {
     throw new Error(`dispose(): the pi process did not shut down within ${SHUTDOWN_GRACE_MS} ms of its stdin closing; its process group was killed.${describeStderr(child.stderr())}`)
-  }
-}
-
-/** What the child's harness extension asks: the model's answer, a mocked tool's result, a call's progress. */
-async function answerChild(message: ChildMessage, { playbook, mocks, calls }: { playbook: Playbook; mocks: SessionMocks; calls: ToolCallWatch }): Promise<unknown> {
-  switch (message.kind) {
-    case 'model': {
-      const controller = new AbortController()
-      calls.modelRequests.set(message.id, controller)
-      try {
-        return await playbook.answer(providerRequest(message.context), controller.signal).result()
-      } finally {
-        calls.modelRequests.delete(message.id)
-      }
-    }
-    case 'abort-model':
-      return void calls.modelRequests.get(message.id)?.abort()
-    case 'tool':
-      return mocks.answerTool(message.toolName, message.toolCallId, message.params, undefined)
-    case 'tool-called':
-      return void calls.called.add(message.toolCallId)
-    case 'tool-ran':
-      return void calls.ran.add(message.toolCallId)
-    default:
-      return undefined
-  }
-}
-
-/** A dialog or UI call of an extension in the child, answered and recorded by the session's mock UI. */
-async function answerDialog(request: RpcRecord, mocks: SessionMocks, child: PiChild, problems: Problems): Promise<void> {
-  const { ui } = mocks
-  const id = request.id
-  const opts = typeof request.timeout === 'number' ? { timeout: request.timeout } : undefined
-  const reply = (fields: Record<string, unknown>) => child.rpc.send({ type: 'extension_ui_response', id, ...fields })
-  const str = (key: string) => request[key] as string
-  try {
-    switch (request.method) {
-      case 'confirm':
-        return reply({ confirmed: await ui.confirm(str('title'), str('message'), opts) })
-      case 'select': {
-        const value = await ui.select(str('title'), request.options as string[], opts)
-        return reply(value === undefined ? { cancelled: true } : { value })
-      }
-      case 'input': {
-        const value = await ui.input(str('title'), str('placeholder'), opts)
-        return reply(value === undefined ? { cancelled: true } : { value })
-      }
-      case 'editor': {
-        const value = await ui.editor(str('title'), str('prefill'))
-        return reply(value === undefined ? { cancelled: true } : { value })
-      }
-      case 'notify':
-        return ui.notify(str('message'), request.notifyType as 'info' | undefined)
-      case 'setStatus':
-        return ui.setStatus(str('statusKey'), request.statusText as string | undefined)
-      case 'setWidget':
-        return ui.setWidget(str('widgetKey'), request.widgetLines as string[] | undefined, request.widgetPlacement === undefined ? undefined : { placement: request.widgetPlacement as 'aboveEditor' })
-      case 'setTitle':
-        return ui.setTitle(str('title'))
-      case 'set_editor_text':
-        return ui.setEditorText(str('text'))
-      default:
-        problems.report(new Error(`The pi process sent an extension UI request of an unknown method ${describeReceived(request.method)}`))
-    }
-  } catch (error) {
-    // The mock UI reported its problem (strict, out of answers); Pi's dialog must not wait forever for it.
-    if (['confirm', 'select', 'input', 'editor'].includes(String(request.method))) reply({ cancelled: true })
-    if (!(error instanceof Error)) problems.report(new Error(messageOf(error)))
   }
 }
 

@@ -2,10 +2,11 @@
 // run against the installed copy. Each returns its problems as sentences; the sandbox prefixes the step.
 import type { MockToolHandler } from '../mocks/tools.js'
 import type { MockUIOptions } from '../mocks/ui.js'
+import type { ProcessOptions } from '../session/options.js'
 import type { Turn } from '../model/script.js'
 import { piModuleLoader, type LoadedPackage } from '../pi/load-package.js'
 import { SessionRecords } from '../records/records.js'
-import { createTestSession, type TestSession } from '../session/create.js'
+import { createTestSession as createInProcess, type TestSession, type TestSessionOptions } from '../session/create.js'
 import { messageOf } from '../shared/errors.js'
 
 export interface SandboxExpect {
@@ -23,6 +24,12 @@ export interface SandboxSmoke {
   mockUI?: MockUIOptions | false
   /** The playbook, run against the installed copy. */
   script: Turn[]
+  /**
+   * Runs the smoke in the real `pi` CLI (RPC mode) instead of in process: the installed copy listed in the
+   * session's settings, loaded through its `pi` manifest as after `pi install` (docs/process-depth.md).
+   * `true`, or the process options other than `packages` (the installed copy is the package).
+   */
+  process?: boolean | Omit<ProcessOptions, 'packages'>
 }
 
 /** Where what Pi loaded differs from what `expected` names. */
@@ -44,16 +51,37 @@ export function expectationProblems(expected: SandboxExpect, loaded: LoadedPacka
   return problems
 }
 
+/**
+ * Starts the smoke's session at either depth. The process depth sits above this stage (it uses the runner),
+ * so the caller above both hands it in: src/index.ts and the environment's global setup.
+ */
+export type SmokeSessionStarter = (options: TestSessionOptions) => Promise<TestSession>
+
+/** Without a starter from above: in process only; a smoke that asks for the process depth says so. */
+export const inProcessSmoke: SmokeSessionStarter = (options) => {
+  if (options.process) throw new Error('smoke.process: this entry point runs the smoke in process only; call verifySandboxInstall from vitest-environment-pi')
+  return createInProcess(options)
+}
+
 /** The playbook against the installed extensions, loaded as Pi loads them; what went wrong goes to `problems`. */
-export async function runSmoke(smoke: SandboxSmoke, extensionFiles: string[], installedDir: string, problems: string[]): Promise<{ events: SessionRecords }> {
-  const { mockTools, mockUI, script } = smoke
+export async function runSmoke(
+  smoke: SandboxSmoke,
+  extensionFiles: string[],
+  installedDir: string,
+  problems: string[],
+  createTestSession: SmokeSessionStarter = inProcessSmoke,
+): Promise<{ events: SessionRecords }> {
+  const { mockTools, mockUI, script, process } = smoke
   const records = new SessionRecords()
+  // In a pi process the package is what Pi's settings list, as `pi install` leaves it; in process, its files.
+  const loading = process
+    ? { process: { ...(typeof process === 'object' ? process : {}), packages: [installedDir] } }
+    : { extensions: extensionFiles, importModule: piModuleLoader() }
   let t: TestSession
   try {
     t = await createTestSession({
-      extensions: extensionFiles,
+      ...loading,
       root: installedDir,
-      importModule: piModuleLoader(),
       ...(mockTools ? { mockTools } : {}),
       ...(mockUI === undefined ? {} : { mockUI }),
     })

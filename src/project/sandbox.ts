@@ -8,10 +8,10 @@ import type { SessionRecords } from '../records/records.js'
 import { messageOf } from '../shared/errors.js'
 import { installProblems, readPackageJson } from './install-problems.js'
 import { resolveNpmCommand, runBounded, validateTimeoutMs, type BoundedRunResult } from './runner.js'
-import { expectationProblems, runSmoke, type SandboxExpect, type SandboxSmoke } from './sandbox-checks.js'
+import { expectationProblems, runSmoke, type SandboxExpect, type SandboxSmoke, type SmokeSessionStarter } from './sandbox-checks.js'
 import { SandboxError, type SandboxStep } from './sandbox-steps.js'
 
-export type { SandboxExpect, SandboxSmoke } from './sandbox-checks.js'
+export type { SandboxExpect, SandboxSmoke, SmokeSessionStarter } from './sandbox-checks.js'
 export { SandboxError, SANDBOX_STEPS, type SandboxStep } from './sandbox-steps.js'
 
 type StepStatus = 'passed' | 'failed' | 'skipped'
@@ -70,7 +70,7 @@ export interface SandboxResult {
  * checks `expect`, and runs the optional smoke playbook against the installed copy. Problems with the
  * package come back as a 'failed' result; a step that cannot run throws a SandboxError.
  */
-export async function verifySandboxInstall(options: SandboxOptions): Promise<SandboxResult> {
+export async function verifySandboxInstall(options: SandboxOptions, startSession?: SmokeSessionStarter): Promise<SandboxResult> {
   const startedAt = performance.now()
   const timeoutMs = validateTimeoutMs(options.timeoutMs)
   const npm = resolveNpmCommand(options.npmCommand)
@@ -139,7 +139,7 @@ export async function verifySandboxInstall(options: SandboxOptions): Promise<San
             smokeProblems.push('not run: the package did not load')
             return undefined
           }
-          return runSmoke(options.smoke!, loaded.extensionFiles, installedDir, smokeProblems)
+          return runSmoke(options.smoke!, loaded.extensionFiles, installedDir, smokeProblems, startSession)
         },
         (ran) => (ran === undefined ? 'skipped' : smokeProblems.length === 0 ? 'passed' : 'failed'),
       )

@@ -6,6 +6,7 @@ import type { Playbook } from '../model/playbook.js'
 import { when, type Action, type Turn } from '../model/script.js'
 import {
   emitExtensionEvent,
+  forkMessages,
   forkSession,
   navigateTree,
   pressEscape,
@@ -17,10 +18,10 @@ import {
   type RegisteredShortcut,
 } from '../pi/index.js'
 import { keystrokes } from '../mocks/keys.js'
-import type { AgentSession, AgentSessionRuntime, LifecycleResult } from '../pi/types.js'
+import type { AgentSession, AgentSessionRuntime, ForkMessage, LifecycleResult } from '../pi/types.js'
 import type { SessionRecords } from '../records/records.js'
 import { describeReceived, messageOf } from '../shared/errors.js'
-export type { LifecycleResult } from '../pi/types.js'
+export type { ForkMessage, LifecycleResult } from '../pi/types.js'
 import { runInSession, type SessionScope } from '../shared/session-context.js'
 import type { SessionActivity } from './activity.js'
 import { AwaitedTurn } from './awaited-turn.js'
@@ -73,6 +74,11 @@ export interface TestSession {
    * comes back as `selectedText`) or `at` any entry. `session_before_fork` may cancel; `session_start` reason `fork`.
    */
   fork(entryId: string, position?: 'before' | 'at'): Promise<LifecycleResult>
+  /**
+   * The user messages of the current branch that fork() can fork before, as Pi's /fork selector lists them:
+   * `{ entryId, text }`, oldest first. The same call at both depths (`t.session` is in process only).
+   */
+  forkMessages(): Promise<ForkMessage[]>
   /** /tree: moves to an entry of the same session (no summary); `session_before_tree` may cancel. */
   navigate(entryId: string): Promise<LifecycleResult>
   /** /reload: `session_shutdown`, every factory runs again, `session_start` with reason `reload`. */
@@ -205,6 +211,7 @@ export function sessionHandle({ current, runtime, cwd, home, scope, records, pla
       return lifecycle(`resume(${JSON.stringify(path)})`, () => resumeSession(runtime, path))
     },
     fork: (entryId, position = 'before') => lifecycle(`fork(${JSON.stringify(entryId)})`, () => forkSession(runtime, entryId, position)),
+    forkMessages: async () => forkMessages(current()),
     navigate: (entryId) => lifecycle(`navigate(${JSON.stringify(entryId)})`, () => navigateTree(current(), entryId)),
     reload: () => lifecycle('reload()', () => reloadSession(current())),
     get instance() {
