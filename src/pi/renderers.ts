@@ -3,7 +3,7 @@
 // (Pi's ToolExecutionComponent), drawn by those components on a terminal in memory, collapsed as Pi shows
 // them first and expanded as after Ctrl+O. Pi swallows a renderer's error and draws its default instead;
 // here the error is told, naming the renderer and its extension.
-import type { AgentSession, ToolDefinition } from '@mariozechner/pi-coding-agent'
+import type { AgentSession, ToolDefinition } from '#pi/coding-agent'
 import type { Component } from '@mariozechner/pi-tui'
 import { messageOf, thrownAt } from '../shared/errors.js'
 import { adapter, currentTheme } from './running-line.js'
