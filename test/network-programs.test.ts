@@ -1,5 +1,6 @@
 // Which child processes the network guard refuses at the spawn, as a pure decision on the argv
 // (test/network-children.test.ts starts them for real).
+import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { refusedProgram } from '../src/isolation/network-programs.js'
 
@@ -12,5 +13,24 @@ describe('refusedProgram', () => {
   it("refuses a shell's /dev/tcp and /dev/udp", () => {
     expect(refusedProgram('/bin/bash', ['bash', '-c', 'echo hi > /dev/tcp/example.com/80'], [])).toBe('/dev/tcp')
     expect(refusedProgram('/bin/bash', ['bash', '-c', 'echo hi > /dev/udp/example.com/53'], [])).toBe('/dev/udp')
+  })
+})
+
+describe('refusedProgramsDir', () => {
+  // In a process of its own: this file holds the isolation until it ends, and the removal is at the last leave.
+  it('removes the stand-ins when the last user leaves the isolation, not only at the process exit', () => {
+    const script = `
+      const { enterIsolation } = await import('./dist/src/isolation/isolation.js')
+      const { refusedProgramsDir } = await import('./dist/src/isolation/network-programs.js')
+      const { existsSync } = await import('node:fs')
+      const { leave } = await enterIsolation()
+      const dir = refusedProgramsDir([])
+      const made = existsSync(dir + '/nc')
+      leave()
+      process.stdout.write(JSON.stringify({ made, after: existsSync(dir) }))
+      process.kill(process.pid, 'SIGKILL') // as a pool ends a worker: no exit event
+    `
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
+    expect(JSON.parse(child.stdout), child.stderr).toEqual({ made: true, after: false })
   })
 })

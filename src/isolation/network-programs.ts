@@ -67,6 +67,16 @@ const standIns = globalSlot('refused-program-dirs', () => {
   return dirs
 })
 
+/**
+ * Removes the stand-in dirs, when the last user of the isolation leaves it (a test file's end): a Vitest worker
+ * ended by its pool never reaches the `exit` event. A later child gets them made again.
+ */
+export function removeRefusedProgramsDirs(): void {
+  const dirs = standIns.get()
+  for (const dir of dirs.values()) rmSync(dir, { recursive: true, force: true })
+  dirs.clear()
+}
+
 function writeStandIns(allowed: readonly string[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'pi-refused-programs-'))
   const script = join(dir, 'refuse.cjs')
