@@ -12,6 +12,7 @@ const END_TO_END = [
   'test/line-types.test.ts',
   'test/watch.test.ts',
   'test/readme.test.ts',
+  'test/docs-run.test.ts',
   'test/attach-sessions.test.ts',
   'test/hangs-in-vitest.test.ts',
   // Start the real `pi` CLI, or `init` a project and run its Vitest.

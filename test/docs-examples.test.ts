@@ -2,46 +2,19 @@
 // docs/*.md type-checks against the package's published types (dist/, as a user's project sees them), and
 // every relative link points at a file and heading that exist. A block that is only a piece of code (an
 // object's shape, a few properties) is marked ```ts fragment and left out; a failure names the page and line.
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+// test/docs-run.test.ts runs the blocks too, all but ```ts reference (a list of calls) and README.md's.
+import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as api from '../environment/index.js'
+import { type Block, blocksOf, PAGES } from './support/docs-blocks.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
-
-/** A fenced code block: its language line (`ts`, `ts fragment`), its text, and the page line of its first line of code. */
-interface Block {
-  page: string
-  info: string
-  line: number
-  text: string
-}
-
-function blocksOf(page: string): Block[] {
-  const lines = readFileSync(join(ROOT, page), 'utf8').split('\n')
-  const blocks: Block[] = []
-  let open: Block | undefined
-  for (const [index, line] of lines.entries()) {
-    if (!line.startsWith('```')) {
-      if (open) open.text += `${line}\n`
-      continue
-    }
-    if (open) {
-      blocks.push(open)
-      open = undefined
-    } else {
-      open = { page, info: line.slice(3).trim(), line: index + 2, text: '' }
-    }
-  }
-  if (open) throw new Error(`${page}:${open.line - 1}: a code block that is never closed`)
-  return blocks
-}
 
 const ALL_BLOCKS = PAGES.flatMap(blocksOf)
-const TS_BLOCKS = ALL_BLOCKS.filter((block) => block.info === 'ts')
+const TS_BLOCKS = ALL_BLOCKS.filter((block) => block.info === 'ts' || block.info === 'ts reference')
 
 /**
  * What a block may use without importing it, as in a test file of these pages: Vitest's test API, every value
@@ -120,8 +93,8 @@ describe('the ts blocks of README.md and docs/', () => {
     problems = typecheck(TS_BLOCKS)
   }, 120_000)
 
-  it('are every block of a language the check knows: ts, ts fragment, or not TypeScript', () => {
-    expect(ALL_BLOCKS.filter((block) => block.info.startsWith('ts') && block.info !== 'ts' && block.info !== 'ts fragment').map((b) => `${b.page}:${b.line - 1}: ${b.info}`)).toEqual([])
+  it('are every block of a language the check knows: ts, ts reference, ts fragment, or not TypeScript', () => {
+    expect(ALL_BLOCKS.filter((block) => block.info.startsWith('ts') && !['ts', 'ts fragment', 'ts reference'].includes(block.info)).map((b) => `${b.page}:${b.line - 1}: ${b.info}`)).toEqual([])
     expect(TS_BLOCKS.length).toBeGreaterThan(20)
   })
 
