@@ -1,8 +1,12 @@
 // Which child processes the network guard refuses at the spawn, as a pure decision on the argv
 // (test/network-children.test.ts starts them for real).
 import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { refusedProgram } from '../src/isolation/network-programs.js'
+import { guardedEnvironment } from '../src/isolation/network-children.js'
+import { refusedProgram, removeRefusedProgramsDirs } from '../src/isolation/network-programs.js'
 
 describe('refusedProgram', () => {
   it("refuses a program allowPrograms does not name, even when it names another", () => {
@@ -32,5 +36,25 @@ describe('refusedProgramsDir', () => {
     `
     const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
     expect(JSON.parse(child.stdout), child.stderr).toEqual({ made: true, after: false })
+  })
+
+  // A guarded child that a pool or a test kills never removes what it made: it uses its parent's stand-ins.
+  it("makes none for a guarded child's own children: they get the stand-ins its parent made", () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'stand-ins-child-'))
+    const saved = process.env.TMPDIR
+    process.env.TMPDIR = tmp
+    try {
+      // Allowing a program no other test allows: no dir of this process's is made for it yet.
+      const inherited = 'PATH=/tmp/pi-refused-programs-Ab12Cd:/usr/bin'
+      const env = guardedEnvironment([inherited], undefined, 'http://pi-child-1:refused@127.0.0.1:9', ['telnet'])
+      expect(env).toContain(inherited)
+      expect(readdirSync(tmp)).toEqual([])
+      // A child whose PATH has none gets them, made here.
+      expect(guardedEnvironment(['PATH=/usr/bin'], undefined, 'http://pi-child-2:refused@127.0.0.1:9', ['telnet'])).toContainEqual(expect.stringMatching(new RegExp(`^PATH=${tmp}/pi-refused-programs-\\w+:/usr/bin$`)))
+    } finally {
+      process.env.TMPDIR = saved
+      removeRefusedProgramsDirs()
+      rmSync(tmp, { recursive: true, force: true })
+    }
   })
 })

@@ -72,15 +72,13 @@ function afterwards<T>(result: T, then: () => void): T {
 }
 
 /** The child's environment with the guard's variables; `proxy`'s user name names the child. */
-function guardedEnvironment(envPairs: string[], preload: string | undefined, proxy: string, allowed: readonly string[]): string[] {
-  const standIns = refusedProgramsDir(allowed)
+export function guardedEnvironment(envPairs: string[], preload: string | undefined, proxy: string, allowed: readonly string[]): string[] {
   const replaced = new Map<string, (value: string | undefined) => string | undefined>([
     ...PROXY_VARIABLES.map((name) => [name, () => proxy] as const),
     ['no_proxy', () => LOOPBACK],
     ['NO_PROXY', () => LOOPBACK],
     ['NODE_OPTIONS', (value) => (preload === undefined ? value : value === undefined ? preload : value.includes(preload) ? value : `${value} ${preload}`)],
-    // Without PATH a shell looks in its default dirs, where the stand-ins are not: they come first in those too.
-    ['PATH', (value) => (standIns === undefined || hasStandIns(value) ? value : `${standIns}:${value ?? '/usr/local/bin:/usr/bin:/bin'}`)],
+    ['PATH', (value) => withStandIns(value, allowed)],
   ])
   const kept = envPairs.filter((pair) => !replaced.has(pair.slice(0, pair.indexOf('='))))
   const valueOf = (name: string) => envPairs.find((pair) => pair.startsWith(`${name}=`))?.slice(name.length + 1)
@@ -91,8 +89,16 @@ function guardedEnvironment(envPairs: string[], preload: string | undefined, pro
   return [...kept, ...added]
 }
 
-// A guarded child's PATH starts with the stand-ins its parent made.
-const hasStandIns = (path: string | undefined) => path !== undefined && /(^|\/)pi-refused-programs-\w+$/.test(path.split(':')[0]!)
+/**
+ * The PATH with the stand-ins first. A guarded child's PATH starts with those its parent made, and its own
+ * children keep them: a child makes none of its own, which no one would remove when a pool kills it. Without
+ * PATH a shell looks in its default dirs, where the stand-ins are not: they come first in those too.
+ */
+function withStandIns(path: string | undefined, allowed: readonly string[]): string | undefined {
+  if (path !== undefined && /(^|\/)pi-refused-programs-\w+$/.test(path.split(':')[0]!)) return path
+  const standIns = refusedProgramsDir(allowed)
+  return standIns === undefined ? path : `${standIns}:${path ?? '/usr/local/bin:/usr/bin:/bin'}`
+}
 
 function remember(child: Child): string {
   const state = children.get()
