@@ -46,7 +46,7 @@ export function rerunOnReads(vitest: Vitest, setupFile: string): void {
 }
 
 /** `files` and the test files that read one of them. */
-function withReaders(files: string[], reads: Reads): string[] {
+export function withReaders(files: string[], reads: Reads): string[] {
   const changed = new Set(files)
   const readers = Object.keys(reads).filter((test) => reads[test]!.some((file) => changed.has(file)))
   return [...new Set([...files, ...readers])]

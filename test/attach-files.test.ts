@@ -1,7 +1,7 @@
 // Where attached sessions go: one readable, unique folder per test, one copy of each file, nothing of earlier runs.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { clearEarlierAttachments, keepOneCopy, pathSlug } from '../environment/attach-files.js'
 
@@ -52,6 +52,12 @@ describe('attached files', () => {
     writeFileSync(uncopied, '{}')
     keepOneCopy(attachDir, uncopied, undefined)
     expect(existsSync(uncopied)).toBe(true)
+    // A blank line in the list (an editor's, or a line cut short) does not end it: the files after it go too.
+    const later = join(attachDir, 'file-1a2b3c', 'test-7a8b9c', 'session-3.html')
+    mkdirSync(dirname(later), { recursive: true })
+    writeFileSync(later, '<html>')
+    appendFileSync(join(attachDir, '.attached-files'), '\n')
+    keepOneCopy(attachDir, later, undefined)
 
     clearEarlierAttachments(attachDir)
     expect(readdirSync(copies)).toEqual(['not-ours.png'])

@@ -74,7 +74,11 @@ describe("an extension's own model calls", () => {
     })
     await t.command('model')
     // As a timer the extension started would, after the command returned.
-    await expect(complete(asked!, { messages: [{ role: 'user', content: 'late', timestamp: 0 }] })).resolves.toMatchObject({ stopReason: 'error' })
+    const messages = [
+      { role: 'user' as const, content: 'early', timestamp: 0 },
+      { role: 'user' as const, content: 'late', timestamp: 1 },
+    ]
+    await expect(complete(asked!, { messages })).resolves.toMatchObject({ stopReason: 'error' })
     expect(() => t.verify()).toThrow(/^Unscripted model call: .*last user message "late"; but no turn is running/)
   })
 
@@ -93,22 +97,27 @@ describe("an extension's own model calls", () => {
   })
 
   it('a call whose own signal is already aborted ends aborted and takes no answer, as a provider does', async () => {
-    let stop: string | undefined
+    const stops: string[] = []
     const t = await createTestSession({
       extensions: [
         (pi) => {
           pi.registerCommand('cancelled', {
             handler: async (_args, ctx) => {
-              const answer = await complete(ctx.model!, { messages: [{ role: 'user', content: 'q', timestamp: 0 }] }, { signal: AbortSignal.abort() })
-              stop = `${answer.stopReason}: ${answer.errorMessage}`
+              const context = { messages: [{ role: 'user' as const, content: 'q', timestamp: 0 }] }
+              const aborted = await complete(ctx.model!, context, { signal: AbortSignal.abort() })
+              stops.push(`${aborted.stopReason}: ${aborted.errorMessage}`)
+              const answer = await complete(ctx.model!, context)
+              stops.push(`${answer.stopReason}: ${answer.content.map((block) => (block.type === 'text' ? block.text : '')).join('')}`)
             },
           })
         },
       ],
     })
-    await t.command('cancelled')
-    expect(stop).toBe('aborted: Request was aborted')
-    expect(t.events.modelRequests).toMatchObject([{ by: 'extension' }])
+    // The answer scripted for the command is left for the call after the aborted one.
+    await t.command('cancelled', undefined, [forExtension(says('answered'))])
+    expect(stops).toEqual(['aborted: Request was aborted', 'stop: answered'])
+    expect(t.events.modelRequests).toMatchObject([{ by: 'extension' }, { by: 'extension' }])
+    expect(t.playbook).toEqual({ consumed: 1, remaining: 0 })
   })
 
   it('a forExtension(...) answer nobody asked for is not consumed', async () => {

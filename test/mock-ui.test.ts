@@ -82,6 +82,27 @@ describe('mockUI', () => {
     expect(answers()).toEqual(['answer: undefined'])
   })
 
+  it('dismisses a dialog whose signal is already aborted at once: it takes no answer from the queue, and no answer function runs', async () => {
+    const asked: string[] = []
+    await session(
+      async (ctx) => [
+        await ctx.ui.confirm('Cancelled?', '', { signal: AbortSignal.abort() }),
+        await ctx.ui.input('Cancelled too?', '', { signal: AbortSignal.abort() }),
+        await ctx.ui.confirm('Sure?', ''),
+      ],
+      {
+        confirm: [true],
+        input: (title) => {
+          asked.push(title)
+          return 'typed'
+        },
+      },
+    )
+    await t!.command('ask')
+    expect(answers()).toEqual(['answer: [false,null,true]'])
+    expect(asked).toEqual([])
+  })
+
   it('dismisses a dialog whose signal aborts before its answer is given, even a static one', async () => {
     // Aborted at once, while the mock waits for the event a person would answer on.
     await session(

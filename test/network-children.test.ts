@@ -187,6 +187,42 @@ describe('local programs', () => {
   })
 })
 
+describe('a child with network variables of its own', () => {
+  it("gets the refusing proxy in place of the user's own, so that it is refused and reported all the same", () => {
+    const blocked: string[] = []
+    const release = guardNetwork((target) => blocked.push(target))
+    try {
+      // A proxy of the user's: loopback here, so that nothing leaves the machine whatever the guard does.
+      const userProxy = 'http://127.0.0.1:9'
+      const env = { ...process.env, http_proxy: userProxy, https_proxy: userProxy, HTTPS_PROXY: userProxy }
+      const { stdout } = spawnSync('curl', ['-sS', 'https://example.com/x'], { env, encoding: 'utf8' })
+      expect(stdout).toContain('HTTP/1.1 403 Forbidden')
+      expect(recorded()).toEqual([{ program: 'curl', args: ['-sS', 'https://example.com/x'], proxy: expect.stringMatching(PROXY), noProxy: 'localhost,127.0.0.1,::1' }])
+      expect(blocked).toEqual(['example.com:443, asked of the proxy that child processes get by curl/1.0 in the child process `curl -sS https://example.com/x`; the proxy refused it'])
+    } finally {
+      release()
+    }
+  })
+
+  // In a process of its own, guarded by the built guard: one loaded from TypeScript cannot be preloaded.
+  it('is a Node whose own NODE_OPTIONS are kept, and the guard is preloaded beside them', () => {
+    // CommonJS: the proxy's worker takes the process's flags, and `--input-type=module` would make its code a module.
+    const script = `
+      import('./dist/src/isolation/network-guard.js').then(({ guardNetwork }) => {
+        guardNetwork(() => {})
+        const probe = 'console.log(JSON.stringify([process.env.NODE_OPTIONS, process.noDeprecation === true]))'
+        const env = { ...process.env, NODE_OPTIONS: '--no-deprecation' }
+        process.stdout.write(require('node:child_process').execFileSync(process.execPath, ['-e', probe], { env, encoding: 'utf8' }))
+      })
+    `
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
+    expect(child.stderr).toBe('')
+    const [options, noDeprecation] = JSON.parse(child.stdout) as [string, boolean]
+    expect(noDeprecation).toBe(true)
+    expect(options).toMatch(/^--no-deprecation --import=data:text\/javascript,.*guardNetwork/)
+  })
+})
+
 describe('outside a session (the test body)', () => {
   it('the same rules; a request is refused by the time spawnSync returns, and an nc is refused at once', () => {
     const blocked: string[] = []

@@ -68,6 +68,15 @@ describe.each(['0.73', '1.x'])('a session recorded on Pi %s', (line) => {
     expect(t.events.toolResultsFor('read')).toMatchObject([{ isError: true, text: message }])
   })
 
+  it("answers a call only with its own tool's recorded result: another tool's call with that id is unhandled", async () => {
+    const { read } = replay(file).mockTools as Record<string, (params: object, call: { toolCallId: string }) => unknown>
+    expect(read!({ path: 'NOTES.md' }, { toolCallId: 'toolu_01HsV4pZ9rNotes' })).toMatchObject({ isError: false })
+    // The id of the recording's lookup call: its result is lookup's, never read's.
+    expect(() => read!({ path: 'NOTES.md' }, { toolCallId: 'toolu_01Kq7LookupBuild' })).toThrow(
+      `Unhandled tool call read({"path":"NOTES.md"}) (toolCallId toolu_01Kq7LookupBuild): ${file} has no such call`,
+    )
+  })
+
   it('fails, naming the turn and step of the recording, when the extension blocks a call that ran (a dialog answered otherwise)', async () => {
     const cassette = replay(file)
     const t = await createTestSession({ extensions: [GUARD], mockTools: cassette.mockTools, mockUI: { confirm: false } })

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { createTestSession } from '../environment/index.js'
+import { withReaders } from '../environment/rerun-on-reads.js'
 import { readsOf } from '../environment/session-reads.js'
 
 const file = (path: string) => resolve(import.meta.dirname, '..', path)
@@ -35,5 +36,14 @@ describe("a test file's reads", () => {
     expect(readsOf({})).toEqual([])
     expect(readsOf({ 'pi:reads': 'a.ts' })).toEqual([])
     expect(readsOf({ 'pi:reads': ['a.ts', 3] })).toEqual(['a.ts'])
+  })
+})
+
+describe('vitest related and --changed', () => {
+  it('select, beside the changed files, each test file whose sessions read one of them', () => {
+    const reads = { '/p/tests/cmt.test.ts': ['/p/ext/cmt.ts', '/p/ext/word.ts'], '/p/tests/other.test.ts': ['/p/ext/other.ts'] }
+    expect(withReaders(['/p/ext/word.ts'], reads)).toEqual(['/p/ext/word.ts', '/p/tests/cmt.test.ts'])
+    expect(withReaders(['/p/ext/other.ts', '/p/ext/cmt.ts'], reads)).toEqual(['/p/ext/other.ts', '/p/ext/cmt.ts', '/p/tests/cmt.test.ts', '/p/tests/other.test.ts'])
+    expect(withReaders(['/p/notes/unread.ts'], reads)).toEqual(['/p/notes/unread.ts'])
   })
 })

@@ -98,6 +98,8 @@ describe('createTestSession', () => {
     expect(t.cwd).toBe(cwd)
     expect(t.events.toolResultsFor('read')[0]!.text).toBe('hello from the project')
     await t.dispose()
+    // dispose() schedules the removal of the session's own dirs: settled, only those are gone.
+    await settleTempDirs()
     expect(existsSync(join(cwd, 'README.md'))).toBe(true)
     rmSync(cwd, { recursive: true })
   })

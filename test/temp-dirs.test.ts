@@ -26,6 +26,25 @@ function slowRemovals(delayMs: number): () => void {
   }
 }
 
+// A disk that refuses to remove anything under `root`, as one whose dirs another user owns: every removal
+// there fails with EACCES, so that what the module does with a failed removal is seen.
+function refusedRemovals(root: string): () => void {
+  const { rm, rmdir } = fs
+  const refusing = <A extends unknown[]>(remove: (...args: A) => void) => (...args: A) => {
+    const [path, ...rest] = args
+    if (!String(path).startsWith(root)) return remove(...args)
+    const done = rest.at(-1) as (error: Error) => void
+    queueMicrotask(() => done(Object.assign(new Error(`EACCES: permission denied, rm '${String(path)}'`), { code: 'EACCES' })))
+  }
+  fs.rm = refusing(rm as (...args: unknown[]) => void) as typeof fs.rm
+  fs.rmdir = refusing(rmdir as (...args: unknown[]) => void) as typeof fs.rmdir
+  syncBuiltinESMExports()
+  return () => {
+    Object.assign(fs, { rm, rmdir })
+    syncBuiltinESMExports()
+  }
+}
+
 // Each test's dirs go to a TMPDIR only it uses, so that what is left there is what the module left.
 let base: string
 let restoreEnv: () => void
@@ -147,6 +166,24 @@ describe('temp dirs', () => {
       execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, TMPDIR: base } })
       expect(left()).toEqual([])
     }
+  })
+
+  it('reports a dir that cannot be removed, whoever released it, and settles the rest', async () => {
+    const [kept, owned, gone] = [await takeTempDir(PREFIX), await takeTempDir(PREFIX), await takeTempDir(PREFIX)]
+    const restoreDisk = refusedRemovals(kept)
+    try {
+      // Released without an owner, as the dirs made ahead are.
+      releaseTempDir(kept)
+      releaseTempDir(gone)
+      await expect(settleTempDirs()).rejects.toThrow(`could not remove a temp dir:\n  ${kept}: EACCES: permission denied`)
+    } finally {
+      restoreDisk()
+    }
+    expect(existsSync(gone)).toBe(false)
+    releaseTempDir(kept)
+    releaseTempDir(owned, () => 'its session')
+    await settleTempDirs()
+    expect(left()).toEqual([])
   })
 
   it('settles only once every removal has ended, however slow the disk', async () => {

@@ -180,19 +180,19 @@ describe('custom() components', () => {
     await expect(t.command('pick')).rejects.toThrow('mockUI.custom.keys[0]: "dwon" is not a key. Use a pi-tui key id')
   })
 
-  it('an array is a queue: each custom() call takes the next script, keys or a value', async () => {
+  it('an array is a queue: each custom() call takes the next script, keys or a value (an object with other fields beside keys is a value)', async () => {
     const yes = (_tui: unknown, _theme: unknown, _kb: unknown, done: (v: unknown) => void) => ({
       render: () => ['Allow? (enter)'],
       invalidate() {},
       handleInput: (data: string) => matchesKey(data, 'enter') && done('allowed'),
     })
-    await session(yes as never, [{ keys: ['enter'] }, 'from the queue', () => ['a list', 'as the answer']])
-    await t!.command('pick')
-    await t!.command('pick')
-    await t!.command('pick')
-    expect(picked()).toEqual(['picked: "allowed"', 'picked: "from the queue"', 'picked: ["a list","as the answer"]'])
-    expect(t!.events.uiCallsFor('custom').map((call) => call.frames !== undefined)).toEqual([true, false, false])
-    await expect(t!.command('pick')).rejects.toThrow('mockUI.custom ran out of answers: custom() is call 4, the queue has 3')
+    // An object with keys and other fields is a value: only `keys`, `columns` and `rows` make a script.
+    const shortcut = { keys: ['enter'], label: 'Allow' }
+    await session(yes as never, [{ keys: ['enter'] }, 'from the queue', () => ['a list', 'as the answer'], shortcut])
+    for (let call = 1; call <= 4; call++) await t!.command('pick')
+    expect(picked()).toEqual(['picked: "allowed"', 'picked: "from the queue"', 'picked: ["a list","as the answer"]', `picked: ${JSON.stringify(shortcut)}`])
+    expect(t!.events.uiCallsFor('custom').map((call) => call.frames !== undefined)).toEqual([true, false, false, false])
+    await expect(t!.command('pick')).rejects.toThrow('mockUI.custom ran out of answers: custom() is call 5, the queue has 4')
   })
 
   it('keys that are not an array are refused, naming the option', async () => {

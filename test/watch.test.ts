@@ -17,6 +17,9 @@ const WORD = (word: string) => `export const WORD = '${word}'\n`
 const SPEC = (rules: unknown[]) => JSON.stringify({ schema: 'pi.ext.mock_spec.v1', extension_id: 'cmt', exec: { rules } }) + '\n'
 const CMT = "import { WORD } from './word.ts'\nexport default function (pi: { registerCommand(name: string, options: object): void }) {\n  pi.registerCommand(WORD + '-v2', { description: 'v2', handler: async () => {} })\n}\n"
 
+// A hang guard, not a speed check: a start and five runs of a nested Vitest, each bounded by WAIT_MS, on a
+// loaded 2-core machine.
+const ROUND_MS = 600_000
 // Pi 1.x on Vitest 4's VM pools does not load at all (docs/compatibility.md, "The VM pools on Pi 1.x need Vitest 5").
 const pools = ['forks', 'threads', ...(CURRENT_LINE && VITEST_MAJOR < 5 ? [] : ['vmThreads', 'vmForks'])]
 const modes = [...pools.map((pool) => ({ pool, isolate: undefined })), ...['forks', 'threads'].map((pool) => ({ pool, isolate: false }))]
@@ -52,7 +55,7 @@ describe('watch mode: a change to what a session read reruns the test files that
         project.write('extensions/cmt/cmt.ts', CMT.replace(" + '-v2'", '').replace("'v2'", "'from word.ts'"))
         project.write('mocks/cmt.json', SPEC([]))
       }
-    })
+    }, ROUND_MS)
   }
 })
 

@@ -1,6 +1,6 @@
 // The world a session starts in: files seeded into its home and cwd before its extensions run, Pi's own
 // dirs and settings files, process.cwd(), a restart over the same dirs, and discovery kept to the session.
-import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { Type } from 'typebox'
@@ -9,6 +9,7 @@ import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
 import { setFileDefaults } from '../environment/defaults.js'
 import { calls, createTestSession, says, test, when } from '../environment/index.js'
 import { settleTempDirs } from '../src/index.js'
+import { setEnv } from '../src/shared/env.js'
 
 const PERMISSION = 'test/fixtures/extensions/permission.ts'
 const TOOL_OVERRIDE = 'node_modules/@mariozechner/pi-coding-agent/examples/extensions/tool-override.ts'
@@ -88,6 +89,20 @@ describe('seeded files', () => {
     await expect(createTestSession({ files: { 'a/b': 'y', a: 'x' } })).rejects.toThrow(
       `createTestSession: option "files.a" cannot be written: a directory is at that path`,
     )
+  })
+
+  it('leaves no dir behind when it refuses a seed', async () => {
+    // A TMPDIR of this test's own: what is left there once settled is what the refused session left.
+    const base = mkdtempSync(join(os.tmpdir(), 'pi-refused-seed-'))
+    const restoreEnv = setEnv({ TMPDIR: base })
+    try {
+      await expect(createTestSession({ files: { 'a/b': 'y', a: 'x' } })).rejects.toThrow('a directory is at that path')
+      await settleTempDirs()
+      expect(readdirSync(base)).toEqual([])
+    } finally {
+      restoreEnv()
+      rmSync(base, { recursive: true, force: true })
+    }
   })
 
   it('names the key and what it got for a content of the wrong type', async () => {

@@ -16,7 +16,7 @@ export function resumeSession(runtime: AgentSessionRuntime, path: string): Promi
 }
 
 /** /fork at an entry: `before` a user message (Pi's default, the message goes back to the editor) or `at` any entry. */
-export async function forkSession(runtime: AgentSessionRuntime, entryId: string, position: 'before' | 'at' = 'before'): Promise<LifecycleResult> {
+export async function forkSession(runtime: AgentSessionRuntime, entryId: string, position: 'before' | 'at'): Promise<LifecycleResult> {
   const { cancelled, selectedText } = await runtime.fork(entryId, { position })
   return selectedText === undefined ? { cancelled } : { cancelled, selectedText }
 }

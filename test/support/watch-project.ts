@@ -1,8 +1,8 @@
 // A small project whose tests load extensions by path, driven through Vitest's own programmatic API
 // (vitest/node): which test files each run ran, and what their sessions saw. Its config takes pi() from
-// this package's dist (built by `npm run test:e2e` first), as an installed copy would.
+// a copy of this package's dist (built by `npm run test:e2e` first), as an installed copy would.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import type { TestModule, Vitest } from 'vitest/node'
 import { createVitest } from 'vitest/node'
@@ -21,25 +21,25 @@ export default function (pi: { registerCommand(name: string, options: object): v
 }
 `
 
-const loadingTest = (options: string) => `import { it } from 'vitest'
-import { createTestSession } from '${ROOT}/dist/environment/index.js'
+const loadingTest = (harness: string, options: string) => `import { it } from 'vitest'
+import { createTestSession } from '${harness}/dist/environment/index.js'
 it('loads it', async ({ task }) => {
   const t = await createTestSession(${options})
   task.file.meta.commands = t.session.extensionRunner.getRegisteredCommands().map((c) => c.invocationName)
 })
 `
 
-const FILES: Record<string, string> = {
+const files = (harness: string): Record<string, string> => ({
   'extensions/cmt/cmt.ts': extension('word.ts'),
   'extensions/cmt/word.ts': "export const WORD = 'one'\n",
   'extensions/other.ts': extension('other-word.ts'),
   'extensions/other-word.ts': "export const WORD = 'other'\n",
   'mocks/cmt.json': JSON.stringify({ schema: 'pi.ext.mock_spec.v1', extension_id: 'cmt', exec: { rules: [] } }) + '\n',
   'notes/unread.ts': 'export const UNREAD = 1\n',
-  'tests/cmt.test.ts': loadingTest("{ extensions: ['./extensions/cmt/cmt.ts'], mockSpec: 'mocks/cmt.json' }"),
-  'tests/other.test.ts': loadingTest("{ extensions: ['./extensions/other.ts'] }"),
+  'tests/cmt.test.ts': loadingTest(harness, "{ extensions: ['./extensions/cmt/cmt.ts'], mockSpec: 'mocks/cmt.json' }"),
+  'tests/other.test.ts': loadingTest(harness, "{ extensions: ['./extensions/other.ts'] }"),
   'tests/plain.test.ts': "import { expect, it } from 'vitest'\nit('loads nothing', () => expect(1).toBe(1))\n",
-}
+})
 
 export interface WatchProject {
   dir: string
@@ -63,7 +63,8 @@ export interface Watching {
   close(): Promise<void>
 }
 
-const WAIT_MS = 60_000
+// A hang guard, not a speed check: a first run on a loaded 2-core machine has taken over a minute.
+const WAIT_MS = 150_000
 
 /** The run, or an error naming the fixture's test files that failed (then the run shows nothing right). */
 function runOf(dir: string, modules: ReadonlyArray<TestModule>): Run | Error {
@@ -83,17 +84,31 @@ async function bounded<T>(work: Promise<T>, what: string): Promise<T> {
   return done.value
 }
 
+/**
+ * The package as built now, copied beside the project: the project's Vitest watches the harness's setup file
+ * and reruns every test file when it changes, which a build of the checkout (another suite's `npm test`, run
+ * meanwhile) does to dist/.
+ */
+function copyOfHarness(): string {
+  const harness = mkdtempSync(join(ROOT, '.cache', 'watch-harness-'))
+  // What the package ships (dist's source maps point into the sources), and package.json for its `imports`
+  // (#pi/...); its dependencies resolve from the repo's node_modules, above.
+  for (const part of ['package.json', 'dist', 'src', 'environment', 'matchers']) cpSync(join(ROOT, part), join(harness, part), { recursive: true })
+  return harness
+}
+
 /** Creates the project under the repo's .cache (so that Vitest and Pi resolve from its node_modules). */
 export function createWatchProject(): WatchProject {
   mkdirSync(join(ROOT, '.cache'), { recursive: true })
+  const harness = copyOfHarness()
   const dir = mkdtempSync(join(ROOT, '.cache', 'watch-'))
   const write = (file: string, content: string) => {
     mkdirSync(dirname(join(dir, file)), { recursive: true })
     writeFileSync(join(dir, file), content)
   }
-  for (const [file, content] of Object.entries(FILES)) write(file, content)
+  for (const [file, content] of Object.entries(files(harness))) write(file, content)
   const config = (isolate?: boolean) =>
-    `import { defineConfig } from 'vitest/config'\nimport { pi } from '${ROOT}/dist/environment/plugin.js'\n` +
+    `import { defineConfig } from 'vitest/config'\nimport { pi } from '${harness}/dist/environment/plugin.js'\n` +
     `export default defineConfig({ plugins: [pi(${isolate === undefined ? '' : `{ isolate: ${isolate} }`})], test: { include: ['tests/**/*.test.ts'] } })\n`
   write('vitest.config.ts', config())
 
@@ -178,6 +193,9 @@ export function createWatchProject(): WatchProject {
       git('add', '-A')
       git('-c', 'user.name=t', '-c', 'user.email=t@localhost', 'commit', '-qm', 'start')
     },
-    remove: () => rmSync(dir, { recursive: true, force: true }),
+    remove() {
+      rmSync(dir, { recursive: true, force: true })
+      rmSync(harness, { recursive: true, force: true })
+    },
   }
 }
