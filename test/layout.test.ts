@@ -60,7 +60,8 @@ it('no module of src/, environment/ or matchers/ is over 300 lines', () => {
 it("outside src/pi/, no module imports Pi: Pi's types come from src/pi/types.ts, the installed line's", () => {
   const naming = [...sources('src'), ...sources('environment'), ...sources('matchers')]
     .filter((file) => !file.startsWith('src/pi/'))
-    // The scripted model the process depth loads into the child is an extension: Pi's loader hands it Pi's modules.
+    // The scripted model the process depth loads into the child is an extension: it names Pi only for types, and imports
+    // the running line's modules by path (src/pi/line.ts says which).
     .filter((file) => file !== 'src/process/child-extension.ts')
     .filter((file) => importsOf(file).some((s) => /^@(mariozechner|earendil-works)\//.test(s)))
   expect(naming).toEqual([])

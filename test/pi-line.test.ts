@@ -6,7 +6,8 @@ import { calls, createTestSession, says, when, type TestSession } from '../src/i
 import { setEnv } from '../src/shared/env.js'
 import { PI_LINE } from '../src/pi/index.js'
 import { piModuleLoader } from '../src/pi/load-package.js'
-import { choosePiLine, piLineAliases, satisfiesNode, type PiLineInfo } from '../src/pi/line.js'
+import { pathToFileURL } from 'node:url'
+import { choosePiLine, piAiEntryOf, piCliOf, piIndexBesideCli, piLineAliases, satisfiesNode, type PiLineInfo } from '../src/pi/line.js'
 
 const earendil: PiLineInfo = { scope: '@earendil-works', packageName: '@earendil-works/pi-coding-agent', version: '1.6.0', packageDir: '/nm/@earendil-works/pi-coding-agent', node: '>=22.19.0' }
 const mariozechner: PiLineInfo = { scope: '@mariozechner', packageName: '@mariozechner/pi-coding-agent', version: '0.73.1', packageDir: '/nm/@mariozechner/pi-coding-agent', node: '>=20.6.0' }
@@ -115,6 +116,24 @@ describe(`an extension that imports Pi by both names, on ${PI_LINE.packageName}@
       expect(t.events.toolResultsFor('pick').map((r) => r.text)).toEqual(['green'])
     })
   }
+})
+
+// The pi child's harness extension imports these by path: by name they would resolve from the harness's own
+// node_modules, where the other line may be installed (on 1.x that loaded 0.73's whole coding agent into the child).
+describe(`the running line's modules the pi child imports by path, on ${PI_LINE.packageName}@${PI_LINE.version}`, () => {
+  it("takes pi-ai as the line's coding agent finds it, with its stream", async () => {
+    const entry = piAiEntryOf(PI_LINE)
+    expect(entry).toContain(join(PI_LINE.scope, 'pi-ai', ''))
+    expect(typeof (await import(pathToFileURL(entry).href)).createAssistantMessageEventStream).toBe('function')
+  })
+
+  it("takes the coding agent's index beside the pi command, with the built-in tools' definitions", async () => {
+    const cli = piCliOf(PI_LINE)
+    const index = piIndexBesideCli(cli)
+    expect(index.startsWith(PI_LINE.packageDir)).toBe(true)
+    const codingAgent = (await import(pathToFileURL(index).href)) as Record<string, unknown>
+    for (const name of ['Bash', 'Read', 'Edit', 'Write', 'Grep', 'Find', 'Ls']) expect(typeof codingAgent[`create${name}ToolDefinition`]).toBe('function')
+  })
 })
 
 describe("Pi's own loader (jiti), as a sandbox's smoke imports the installed extensions", () => {

@@ -91,6 +91,14 @@ export function choosePiLine(found: PiLineInfo[], forced?: string, node = proces
   throw new Error(`No installed Pi runs on Node ${node}: ${needs}. ${HINT}`)
 }
 
+/** The directory of `name` (a package) as Node finds it from `dir`: beside it, or in a node_modules above. */
+function packageDirFrom(dir: string, name: string): string | undefined {
+  for (const base of createRequire(join(dir, 'package.json')).resolve.paths(name) ?? []) {
+    if (existsSync(join(base, name, 'package.json'))) return join(base, name)
+  }
+  return undefined
+}
+
 // What Pi's own loader gives an extension for pi-ai's root and compat entries: since 1.5 a view with the
 // old global API and TypeBox's re-exports (a file of the coding agent); from 0.80, when pi-ai split its
 // old global API into a compat entry, that entry; before, pi-ai's root itself.
@@ -101,13 +109,10 @@ function piAiRootFor(line: PiLineInfo): string {
   if (existsSync(view)) return view
   const piAi = `${line.scope}/pi-ai`
   // pi-ai as the coding agent finds it: beside it, or in its own node_modules.
-  for (const dir of createRequire(join(line.packageDir, 'package.json')).resolve.paths(piAi) ?? []) {
-    const file = join(dir, piAi, 'package.json')
-    if (!existsSync(file)) continue
-    const { exports } = JSON.parse(readFileSync(file, 'utf8')) as { exports?: Record<string, unknown> }
-    return exports?.['./compat'] === undefined ? piAi : `${piAi}/compat`
-  }
-  return piAi
+  const dir = packageDirFrom(line.packageDir, piAi)
+  if (dir === undefined) return piAi
+  const { exports } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { exports?: Record<string, unknown> }
+  return exports?.['./compat'] === undefined ? piAi : `${piAi}/compat`
 }
 
 /**
@@ -127,6 +132,25 @@ export function piLineAliases(line: PiLineInfo): Record<string, string> {
     }
   }
   return aliases
+}
+
+/** The file of pi-ai's root entry as the line's coding agent finds pi-ai (an ES module: its `import` export). */
+export function piAiEntryOf(line: PiLineInfo): string {
+  const name = `${line.scope}/pi-ai`
+  const dir = packageDirFrom(line.packageDir, name)
+  if (dir === undefined) throw new Error(`${name} is not installed where ${line.packageName} finds it (${line.packageDir})`)
+  const { exports, main } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { exports?: { '.'?: string | { import?: string; default?: string } }; main?: string }
+  const root = exports?.['.']
+  const file = typeof root === 'string' ? root : (root?.import ?? root?.default ?? main ?? 'index.js')
+  return join(dir, file)
+}
+
+/**
+ * The coding agent's index beside the `pi` command `cli`: in a bundled line (1.x) the bundle's own index, whose
+ * modules the command has loaded already; in an unbundled one, the package's index.
+ */
+export function piIndexBesideCli(cli: string): string {
+  return join(dirname(cli), 'index.js')
 }
 
 /** The `pi` command of `line`: the file its package.json names as the `pi` bin, as npm links it. */

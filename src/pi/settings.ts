@@ -1,6 +1,7 @@
 // A session's settings as Pi keeps them: Pi's own SettingsManager over the global file
 // (`<agentDir>/settings.json`) and the project's (`<cwd>/.pi/settings.json`), merged as Pi merges them,
 // saved where Pi saves them; with the harness's own defaults beneath the global file.
+import { readFileSync } from 'node:fs'
 import type { SettingsManager } from '@mariozechner/pi-coding-agent'
 import { PiSettings } from './running-line.js'
 
@@ -15,6 +16,9 @@ type SettingsScope = 'global' | 'project'
 /** Pi's storage of settings (SettingsStorage, not exported by 0.73): a read returns undefined from `fn`, a write the new text. */
 interface SettingsStorage {
   withLock(scope: SettingsScope, fn: (current: string | undefined) => string | undefined): void
+  /** The files FileSettingsStorage locks (fields of the class on both lines). */
+  readonly globalSettingsPath?: string
+  readonly projectSettingsPath?: string
 }
 type StorageClass = new (cwd: string, agentDir: string) => SettingsStorage
 
@@ -39,15 +43,37 @@ export function sessionSettings(cwd: string, agentDir: string): SettingsManager 
  * Reads of the global file see HARNESS_SETTINGS beneath what the file says; writes go to the file as Pi
  * makes them from the file's own text, so the defaults never land on disk. Pi tells a read from a write by
  * what `fn` returns: it is asked with the file's text first, and again with the layered text if it only read.
+ *
+ * A read takes no lock: Pi locks a settings file that exists for every read too (proper-lockfile: a lock dir
+ * made and removed), and removing a dir is slow where a disk discards freed blocks (2.7 ms of wall time for an
+ * rmdir on this project's test machine), four times a session with both files seeded. Nothing else writes a
+ * session's files during its synchronous read. A write is Pi's own, under its lock, from the text read there.
  */
 function underHarnessSettings(files: SettingsStorage): SettingsStorage {
+  const pathOf = (scope: SettingsScope) => (scope === 'global' ? files.globalSettingsPath : files.projectSettingsPath)
+  const locked = (scope: SettingsScope, fn: (current: string | undefined) => string | undefined) =>
+    files.withLock(scope, (current) => {
+      const written = fn(current)
+      if (written !== undefined || scope !== 'global') return written
+      return fn(layered(current))
+    })
   return {
-    withLock: (scope, fn) =>
-      files.withLock(scope, (current) => {
-        const written = fn(current)
-        if (written !== undefined || scope !== 'global') return written
-        return fn(layered(current))
-      }),
+    withLock: (scope, fn) => {
+      const path = pathOf(scope)
+      if (path === undefined) return locked(scope, fn)
+      const current = readIfThere(path)
+      if (fn(current) !== undefined) return locked(scope, fn)
+      if (scope === 'global') fn(layered(current))
+    },
+  }
+}
+
+function readIfThere(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
   }
 }
 

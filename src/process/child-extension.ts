@@ -1,11 +1,12 @@
 // The harness inside a `pi --mode rpc` child: an extension Pi loads first (`-e`), as any other. It registers
 // the scripted model as the session's provider, answers mocked tools' `execute`, and says which tool calls
-// passed their hooks, each by asking the harness over Node's IPC channel. Pi's loader gives it Pi's own
-// modules under either line's name; of the harness it imports only the protocol and the message stream.
-import { createAssistantMessageEventStream } from '@mariozechner/pi-ai'
+// passed their hooks, each by asking the harness over Node's IPC channel. Of the harness it imports only the
+// protocol and the message stream. Pi's modules come by path from the running line (settings().piModules), not
+// by name: Node loads this file itself (it resolves), and a name would resolve from the harness's own
+// node_modules, where another line may be installed; on 1.x that loaded 0.73's whole coding agent into the child.
 import type { AssistantMessage, AssistantMessageEventStream, Model } from '@mariozechner/pi-ai'
-import * as Pi from '@mariozechner/pi-coding-agent'
 import type { ExtensionAPI, ToolDefinition } from '@mariozechner/pi-coding-agent'
+import { pathToFileURL } from 'node:url'
 // Plain modules with no import of Pi or the harness at run time: the child loads them as they are.
 import { assistantMessage, writeMessage } from '../model/stream.js'
 import { CHILD_SETTINGS_ENV, INSTANCE_STATUS_KEY, type ChildMessage, type ChildRequest, type ChildSettings, type HarnessAnswer } from './protocol.js'
@@ -75,15 +76,20 @@ function settings(): ChildSettings {
   return (cached ??= JSON.parse(raw) as ChildSettings)
 }
 
-const BUILTIN_FACTORIES: Record<string, ((cwd: string) => ToolDefinition) | undefined> = {
-  bash: Pi.createBashToolDefinition as never,
-  read: Pi.createReadToolDefinition as never,
-  edit: Pi.createEditToolDefinition as never,
-  write: Pi.createWriteToolDefinition as never,
-  grep: Pi.createGrepToolDefinition as never,
-  find: Pi.createFindToolDefinition as never,
-  ls: Pi.createLsToolDefinition as never,
-}
+const importPi = <T>(file: string): Promise<T> => import(pathToFileURL(file).href) as Promise<T>
+const { createAssistantMessageEventStream } = await importPi<typeof import('@mariozechner/pi-ai')>(settings().piModules.ai)
+
+// Pi's own definitions of the built-in tools, by name; the coding agent is imported only when one is mocked.
+const BUILTIN_FACTORIES = {
+  bash: 'createBashToolDefinition',
+  read: 'createReadToolDefinition',
+  edit: 'createEditToolDefinition',
+  write: 'createWriteToolDefinition',
+  grep: 'createGrepToolDefinition',
+  find: 'createFindToolDefinition',
+  ls: 'createLsToolDefinition',
+} as const
+const isBuiltin = (name: string): name is keyof typeof BUILTIN_FACTORIES => Object.hasOwn(BUILTIN_FACTORIES, name)
 
 /** `definition` with its `execute` answered by the harness's mock. */
 function mocked(definition: Pick<ToolDefinition, 'name' | 'label' | 'description' | 'parameters'> & Partial<ToolDefinition>): ToolDefinition {
@@ -94,9 +100,9 @@ function mocked(definition: Pick<ToolDefinition, 'name' | 'label' | 'description
   } as ToolDefinition
 }
 
-export default function harness(pi: ExtensionAPI): void {
+export default async function harness(pi: ExtensionAPI): Promise<void> {
   listen()
-  const { model, mockedTools } = settings()
+  const { model, mockedTools, piModules } = settings()
   pi.registerProvider(model.provider, {
     baseUrl: 'http://127.0.0.1:9',
     apiKey: 'scripted',
@@ -106,8 +112,11 @@ export default function harness(pi: ExtensionAPI): void {
   })
   // Built-in tools are replaced at load, by Pi's own definitions; an extension's tool once every extension has
   // registered its own (this extension loads first, so its registration wins).
-  const builtins = mockedTools.filter((name) => BUILTIN_FACTORIES[name] !== undefined)
-  for (const name of builtins) pi.registerTool(mocked(BUILTIN_FACTORIES[name]!(process.cwd())))
+  const builtins = mockedTools.filter(isBuiltin)
+  if (builtins.length > 0) {
+    const codingAgent = await importPi<Record<string, (cwd: string) => ToolDefinition>>(piModules.codingAgent)
+    for (const name of builtins) pi.registerTool(mocked(codingAgent[BUILTIN_FACTORIES[name]]!(process.cwd())))
+  }
   // Loaded first, this handler runs before any other extension's: what follows belongs to the new instance. Once
   // per instance (this factory runs once for each): Pi 0.73's RPC mode binds a new instance twice, firing
   // session_start twice.
@@ -116,7 +125,7 @@ export default function harness(pi: ExtensionAPI): void {
     if (event.reason !== 'startup' && !marked) ctx.ui.setStatus(INSTANCE_STATUS_KEY, event.reason)
     marked = true
     for (const tool of pi.getAllTools()) {
-      if (mockedTools.includes(tool.name) && !builtins.includes(tool.name)) pi.registerTool(mocked(tool as never))
+      if (mockedTools.includes(tool.name) && !isBuiltin(tool.name)) pi.registerTool(mocked(tool as never))
     }
   })
   // Pi emits tool_execution_start before a call's hooks: the harness learns from these which calls passed.

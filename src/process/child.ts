@@ -3,7 +3,7 @@
 // is the protocol, its stderr is kept for failure messages, and IPC carries the harness extension's asks.
 import type { Readable, Writable } from 'node:stream'
 import { PI_LINE } from '../pi/index.js'
-import { piCliOf } from '../pi/line.js'
+import { piAiEntryOf, piCliOf, piIndexBesideCli } from '../pi/line.js'
 import { OutputTail } from '../project/output-tail.js'
 import { startProcessGroup } from '../project/runner.js'
 import { within } from '../shared/within.js'
@@ -15,7 +15,7 @@ export interface ChildOptions {
   cwd: string
   /** HOME, the agent dir and the rest of the session's isolation, and the test's own variables. */
   env: NodeJS.ProcessEnv
-  settings: ChildSettings
+  settings: Omit<ChildSettings, 'piModules'>
   /** What follows `pi --mode rpc` and the harness's `-e`: the extensions, flags and the test's argv. */
   args: string[]
   onRecord(record: RpcRecord): void
@@ -46,7 +46,7 @@ export function startPiChild(options: ChildOptions): PiChild {
     command: process.execPath,
     args,
     cwd: options.cwd,
-    env: { ...options.env, [CHILD_SETTINGS_ENV]: JSON.stringify(options.settings) },
+    env: { ...options.env, [CHILD_SETTINGS_ENV]: JSON.stringify({ ...options.settings, piModules: { ai: piAiEntryOf(PI_LINE), codingAgent: piIndexBesideCli(cli) } } satisfies ChildSettings) },
     stdio: ['pipe', 'pipe', 'pipe', 'ipc'],
   })
   const { child } = group

@@ -17,6 +17,11 @@ export interface ChildSettings {
   model: { id: string; name: string; api: string; provider: string; reasoning: boolean; input: string[]; contextWindow: number; maxTokens: number }
   /** Tools whose `execute` the harness answers (its mocks). */
   mockedTools: string[]
+  /**
+   * Files of the running line's modules the extension imports by path: a name would resolve from the harness's
+   * own location, where another line may be installed (its whole coding agent then loads beside Pi's).
+   */
+  piModules: { ai: string; codingAgent: string }
 }
 
 /** From the child: a request the harness answers with an `answer` of the same id. */
