@@ -86,6 +86,37 @@ it('/fork before a user message: the branch up to it, its text back; session_bef
   await expect(cancelling.fork(first.id)).resolves.toEqual({ cancelled: true })
 })
 
+it("/fork puts the forked user message in the editor, as Pi's interactive mode does; /tree into an empty editor", async () => {
+  const t = await createTestSession({ mockUI: { editorText: 'a draft' } })
+  await t.run(when('one', [says('1')]), when('two', [says('2')]))
+  const [, second] = await t.forkMessages()
+  await t.fork(second!.entryId)
+  expect(t.editorText).toBe('two')
+  // Forking at an entry that is not a user message leaves the editor empty, as in Pi.
+  const reply = t.session.sessionManager.getEntries().find((entry) => entry.type === 'message' && entry.message.role === 'assistant')!
+  await t.fork(reply.id, 'at')
+  expect(t.editorText).toBe('')
+
+  // /tree to a user message fills an empty editor, and leaves one with text in it.
+  const other = await createTestSession()
+  await other.run(when('one', [says('1')]), when('two', [says('2')]))
+  const users = other.session.sessionManager.getEntries().filter((entry) => entry.type === 'message' && entry.message.role === 'user')
+  await other.navigate(users[1]!.id)
+  expect(other.editorText).toBe('two')
+  await other.navigate(users[0]!.id)
+  expect(other.editorText).toBe('two')
+  await Promise.all([t.dispose(), other.dispose()])
+})
+
+it('a cancelled /fork leaves the editor as it was', async () => {
+  const t = await createTestSession({ extensions: [counter([], { cancelFork: true })], mockUI: { editorText: 'a draft' } })
+  await t.run(when('one', [says('1')]))
+  const [first] = await t.forkMessages()
+  await t.fork(first!.entryId)
+  expect(t.editorText).toBe('a draft')
+  await t.dispose()
+})
+
 it('/tree moves within the session, and /reload runs the factories again with session_start "reload"', async () => {
   const log: string[] = []
   const t = await createTestSession({ extensions: [counter(log)] })

@@ -13,7 +13,7 @@ import type { PendingRule, UnhandledMode } from './rules.js'
 import type { MockBlocks } from './spec/resolve.js'
 import { instrumentTool, invocationMocks, type MockToolHandler, type ToolInstrumentation } from './tools.js'
 import { createRealExec } from './real-exec.js'
-import { createMockUI, uiDefaults, uiOptions, type MockUIOptions } from './ui.js'
+import { createMockUI, uiDefaults, uiOptions, type EditorBuffer, type MockUIOptions } from './ui.js'
 
 /** What the mocks are made from: the mock spec's blocks and the session's own mock options. */
 export interface MockSettings {
@@ -48,6 +48,8 @@ export interface SessionMocks {
   /** Every tool `mockTools` and the `tools` allowlist name is a built-in or an extension's. */
   checkToolsExist(extensionTools: ReadonlySet<string>, allowed: readonly string[] | undefined): void
   ui: ExtensionUIContext
+  /** The editor's text behind `ui`, for what Pi's interactive mode puts there itself (a forked user message). */
+  editor: EditorBuffer
   /** `mockUI: false`: extensions see `ctx.hasUI === false`. */
   headless: boolean
   /** Rules with a `times` limit that have not answered that often yet. */
@@ -100,9 +102,10 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
   }
 
   const capture = blocks.ui?.capture ?? true
+  const editor: EditorBuffer = { text: '' }
   const ui = createMockUI(
     settings.mockUI === false ? false : { ...uiOptions(blocks.ui), ...settings.mockUI },
-    { record: (call) => void (capture && records.addUICall(call)), widget: (widget) => void (capture && records.widgets.push(widget)), problem: hooks.report, ended: () => hooks.scope.ended },
+    { editor, record: (call) => void (capture && records.addUICall(call)), widget: (widget) => void (capture && records.widgets.push(widget)), problem: hooks.report, ended: () => hooks.scope.ended },
     uiDefaults(blocks.ui),
   )
 
@@ -131,6 +134,7 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
       }
     },
     ui,
+    editor,
     headless: settings.mockUI === false,
     pending: () => [...exec.pending(), ...http.pending(), ...invocations.pending()],
     mockedTools: () => Object.keys(mockTools),

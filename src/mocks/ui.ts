@@ -54,8 +54,15 @@ export interface DialogDefaults {
   editor?: string
 }
 
+/** The text in Pi's editor: extensions set and read it, and Pi itself puts a forked user message there. */
+export interface EditorBuffer {
+  text: string
+}
+
 export interface MockUIHooks {
   record(call: UICallRecord): void
+  /** Where the editor's text is kept, for what Pi itself puts there; one of its own when not given. */
+  editor?: EditorBuffer
   /** A widget was set or cleared (it is also recorded as a `setWidget` call). */
   widget?(widget: WidgetRecord): void
   /** A scripting mistake: thrown into the extension AND reported to the test, which fails. */
@@ -76,7 +83,8 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks,
   const script: MockUIOptions = options === false ? {} : options
   const headless = options === false
   const queues = new Map<DialogMethod | 'custom', number>()
-  let editorText = script.editorText ?? ''
+  const editor = hooks.editor ?? { text: '' }
+  editor.text = script.editorText ?? ''
   let toolsExpanded = false
   let editorComponent: Parameters<ExtensionUIContext['setEditorComponent']>[0]
 
@@ -180,13 +188,13 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks,
     setTitle: (title) => void record('setTitle', [title]),
     pasteToEditor: (text) => {
       record('pasteToEditor', [text])
-      editorText += text
+      editor.text += text
     },
     setEditorText: (text) => {
       record('setEditorText', [text])
-      editorText = text
+      editor.text = text
     },
-    getEditorText: () => editorText,
+    getEditorText: () => editor.text,
     addAutocompleteProvider: (factory) => void record('addAutocompleteProvider', [factory]),
     setEditorComponent: (factory) => {
       record('setEditorComponent', [factory])
