@@ -1,7 +1,8 @@
 // Pi's life around a session, through Pi's own runtime: /new, /resume, /fork, /tree and /reload. The old
 // instance gets session_shutdown, the factories run again, session_start says why, and entries come back.
 import { join } from 'node:path'
-import { expect, it } from 'vitest'
+import { complete } from '@mariozechner/pi-ai'
+import { describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
 import { calls, createTestSession, says, when, type TestSession } from '../environment/index.js'
 
@@ -168,4 +169,58 @@ it("a replaced instance's timer that still uses its ctx fails the test, naming t
   await new Promise((resolve) => setImmediate(resolve))
   expect(() => t.verify()).toThrow(/^A timer (of \S+ )?started by instance 1 \(createTestSession\(\)\) of .* ran after newSession\(\) replaced that instance, and threw: /)
   await t.dispose()
+})
+
+describe("a replaced instance's model call or dialog, from its timer", () => {
+  /** An extension whose /later command starts a timer that waits for the test, then asks the model and the user. */
+  function lateAsker(ask: 'model' | 'dialog', done: (outcome: string) => void) {
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const extension = (pi: ExtensionAPI) =>
+      pi.registerCommand('later', {
+        handler: async (_args, ctx) => {
+          // Captured while the instance lives: Pi's stale check never sees these.
+          const { model, ui } = ctx
+          setTimeout(async () => {
+            await gate
+            try {
+              if (ask === 'model') await complete(model!, { messages: [{ role: 'user', content: 'still there?', timestamp: 0 }] })
+              else await ui.confirm('Still there?', 'The old instance asks')
+              done('answered')
+            } catch (error) {
+              done(`threw: ${(error as Error).message}`)
+            }
+          }, 0)
+        },
+      })
+    return { extension, release: () => release() }
+  }
+
+  it.each(['model', 'dialog'] as const)('a %s call fails the test naming the instance, and gets no answer of the instance now', async (ask) => {
+    let outcome!: (value: string) => void
+    const settled = new Promise<string>((resolve) => (outcome = resolve))
+    const asker = lateAsker(ask, outcome)
+    const t = await createTestSession({ extensions: [asker.extension], mockUI: { confirm: true } })
+    await t.command('later')
+    await t.newSession()
+    asker.release()
+    const what = ask === 'model' ? 'A model call to \\S+' : 'A dialog confirm\\("Still there\\?"\\)'
+    const named = new RegExp(`^${what} of <inline:1> started by instance 1 \\(createTestSession\\(\\)\\) of .* ran after newSession\\(\\) replaced that instance\\. Pi sends session_shutdown`)
+    expect(await settled).toMatch(new RegExp(`^threw: ${what} of <inline:1> started by instance 1`))
+    expect(() => t.verify()).toThrow(named)
+    await t.dispose().catch(() => {})
+  })
+
+  it("the instance's own timers still ask as before", async () => {
+    let outcome!: (value: string) => void
+    const settled = new Promise<string>((resolve) => (outcome = resolve))
+    const asker = lateAsker('dialog', outcome)
+    const t = await createTestSession({ extensions: [asker.extension], mockUI: { confirm: true } })
+    await t.newSession()
+    await t.command('later')
+    asker.release()
+    expect(await settled).toBe('answered')
+    expect(t).toHavePrompted('confirm', 'Still there?')
+    await t.dispose()
+  })
 })

@@ -4,7 +4,7 @@ import { BUILTIN_TOOL_NAMES, builtinToolDefinition } from '../pi/index.js'
 import type { ExtensionAPI, ExtensionUIContext, ToolDefinition } from '../pi/types.js'
 import type { Recorder } from '../records/recorder.js'
 import { messageOf } from '../shared/errors.js'
-import type { SessionScope } from '../shared/session-context.js'
+import { replacedInstance, type SessionScope } from '../shared/session-context.js'
 import { createExecMock } from './exec.js'
 import { overrideApi } from './extension-api.js'
 import { createHttpMock } from './http.js'
@@ -60,6 +60,13 @@ export interface SessionMocks {
   answerTool(name: string, toolCallId: string, params: unknown, signal: AbortSignal | undefined): Promise<{ content: unknown; details?: unknown }>
 }
 
+/** How a dialog of a replaced instance's code is told (late-work.ts names the instance), while such code runs. */
+function replacedWork(scope: SessionScope): ((what: string, stack: string | undefined) => Error) | undefined {
+  const bornIn = replacedInstance(scope)
+  const report = scope.replaced
+  return bornIn === undefined || report === undefined ? undefined : (what, stack) => report(what, bornIn, undefined, stack)
+}
+
 const warn = (message: string) => console.warn(`[vitest-environment-pi] ${message}`)
 
 /**
@@ -105,7 +112,7 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
   const editor: EditorBuffer = { text: '' }
   const ui = createMockUI(
     settings.mockUI === false ? false : { ...uiOptions(blocks.ui), ...settings.mockUI },
-    { editor, record: (call) => void (capture && records.addUICall(call)), widget: (widget) => void (capture && records.widgets.push(widget)), problem: hooks.report, ended: () => hooks.scope.ended },
+    { editor, record: (call) => void (capture && records.addUICall(call)), widget: (widget) => void (capture && records.widgets.push(widget)), problem: hooks.report, ended: () => hooks.scope.ended, replaced: () => replacedWork(hooks.scope) },
     uiDefaults(blocks.ui),
   )
 

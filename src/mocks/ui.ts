@@ -69,6 +69,8 @@ export interface MockUIHooks {
   problem(error: Error): void
   /** Set once the session has ended: a dialog opened then is reported as its late work, and throws. */
   ended?(): ((what: string) => Error) | undefined
+  /** Set while code of a replaced instance runs (its timer): a dialog it opens is reported, naming the instance, and throws. */
+  replaced?(): ((what: string, stack: string | undefined) => Error) | undefined
 }
 
 export interface MockUI {
@@ -112,6 +114,8 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks,
   async function dialog<T>(method: DialogMethod, args: unknown[], opts: ExtensionUIDialogOptions | undefined): Promise<T> {
     const ended = hooks.ended?.()
     if (ended) throw ended(`A dialog ${method}(${JSON.stringify(args[0])})`)
+    const replaced = hooks.replaced?.()
+    if (replaced) throw replaced(`A dialog ${method}(${JSON.stringify(args[0])})`, new Error().stack)
     const call = record(method, args)
     if (opts !== undefined) call.options = recordedOptions(opts)
     const settle = (value: unknown) => {
