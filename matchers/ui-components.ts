@@ -17,30 +17,38 @@ function framesOf(state: MatcherState, customs: { frames?: { after?: string; lin
   )
 }
 
-/** Which drawings `toHaveRendered` reads: a message's customType or a tool's name, collapsed or expanded. */
+/** Which drawings `toHaveRendered` reads: a message's or entry's customType or a tool's name, collapsed or expanded, partial or final. */
 export interface RenderedOptions {
   /** Custom messages of this customType, as its message renderer draws them. */
   message?: string
-  /** Calls of this tool, as its renderCall/renderResult draw them. */
+  /** Calls of this tool, as Pi draws them: its renderCall/renderResult, a `registerToolRenderer` resolver's, or Pi's built-in ones. */
   tool?: string
+  /** Custom entries (`pi.appendEntry`) of this customType, as its entry renderer draws them (Pi 1.x). */
+  entry?: string
   /** `true`: as Pi shows them expanded (Ctrl+O); `false`: as Pi shows them first; unset: either. */
   expanded?: boolean
+  /** `true`: a tool's partial results only (what `onUpdate` sent); `false`: final drawings only; unset: either. */
+  partial?: boolean
 }
 
-const RENDERED_OPTIONS = ['message', 'tool', 'expanded']
+const RENDERED_OPTIONS = ['message', 'tool', 'entry', 'expanded', 'partial']
+const KINDS = ['message', 'tool', 'entry'] as const
 
 function checkRenderedOptions(options: unknown): RenderedOptions {
   if (options === undefined) return {}
   const fail = (problem: string) => new TypeError(`toHaveRendered(text, options): ${problem}`)
-  if (typeof options !== 'object' || options === null) throw fail(`options must be an object ({ message | tool, expanded }), got ${describeValue(options)}`)
+  if (typeof options !== 'object' || options === null) throw fail(`options must be an object ({ message | tool | entry, expanded, partial }), got ${describeValue(options)}`)
   const unknown = Object.keys(options).filter((key) => !RENDERED_OPTIONS.includes(key))
   if (unknown.length > 0) throw fail(`unknown option ${unknown.join(', ')}; the options are ${RENDERED_OPTIONS.join(', ')}`)
-  const { message, tool, expanded } = options as Record<string, unknown>
-  if (message !== undefined && tool !== undefined) throw fail('give message or tool, not both')
-  for (const [name, value] of [['message', message], ['tool', tool]] as const) {
-    if (value !== undefined && typeof value !== 'string') throw fail(`${name} must be a ${name === 'message' ? 'customType' : 'tool name'} (a string), got ${describeValue(value)}`)
+  const given = options as Record<string, unknown>
+  const named = KINDS.filter((kind) => given[kind] !== undefined)
+  if (named.length > 1) throw fail(`give one of message, tool or entry, not ${named.join(' and ')}`)
+  for (const kind of named) {
+    if (typeof given[kind] !== 'string') throw fail(`${kind} must be a ${kind === 'tool' ? 'tool name' : 'customType'} (a string), got ${describeValue(given[kind])}`)
   }
-  if (expanded !== undefined && typeof expanded !== 'boolean') throw fail(`expanded must be true or false, got ${describeValue(expanded)}`)
+  for (const flag of ['expanded', 'partial']) {
+    if (given[flag] !== undefined && typeof given[flag] !== 'boolean') throw fail(`${flag} must be true or false, got ${describeValue(given[flag])}`)
+  }
   return options as RenderedOptions
 }
 
@@ -51,36 +59,45 @@ function drawnLines(r: RenderRecord, expanded: boolean | undefined): string[] {
   return expanded === undefined ? [...r.lines, ...r.expandedLines] : expanded ? r.expandedLines : r.lines
 }
 
+const NOTHING_OF_KIND = {
+  message: 'no displayed custom message of that customType with a message renderer',
+  tool: 'no call of that tool, or Pi draws it with no renderer (a tool without renderCall/renderResult of its own, or a resolver\'s, and not built in)',
+  entry: 'no custom entry of that customType with an entry renderer (Pi 1.x draws them; 0.73 has none)',
+}
+
 /**
- * A line some custom() component showed, or some message or tool renderer drew; narrowed by `options` to
- * the drawings of one message customType or tool, collapsed or expanded.
+ * A line some custom() component showed, or some message, tool or entry renderer drew; narrowed by `options`
+ * to the drawings of one message customType, tool or entry customType, collapsed or expanded, partial or final.
  */
 export function toHaveRendered(this: MatcherState, received: unknown, text: TextMatcher, options?: RenderedOptions): MatcherOutcome {
   const { events } = requireReceived(received, 'toHaveRendered')
-  const { message, tool, expanded } = checkRenderedOptions(options)
-  const narrowed = message !== undefined || tool !== undefined || expanded !== undefined
+  const checked = checkRenderedOptions(options)
+  const { expanded, partial } = checked
+  const kind = KINDS.find((k) => checked[k] !== undefined)
+  const name = kind && checked[kind]
+  const narrowed = kind !== undefined || expanded !== undefined || partial !== undefined
   const customs = narrowed ? [] : events.uiCallsFor('custom')
   const frames = customs.flatMap((call) => call.frames ?? [])
-  const kind = message !== undefined ? 'message' : tool !== undefined ? 'tool' : undefined
-  const drawings = events.renders.filter((r) => kind === undefined || (r.kind === kind && r.name === (message ?? tool)))
+  const drawings = events.renders.filter((r) => (kind === undefined || (r.kind === kind && r.name === name)) && (partial === undefined || partial === (r.partial === true)))
   const matches = (line: string) => matchesText(this, line, text)
   const pass = frames.some((frame) => frame.lines.some(matches)) || drawings.some((r) => drawnLines(r, expanded).some(matches))
   const what =
-    kind !== undefined ? `${kind} "${message ?? tool}"` : narrowed ? 'a message or tool renderer' : drawings.length === 0 ? 'a custom() component' : 'a custom() component or a message or tool renderer'
-  const state = expanded === undefined ? '' : expanded ? ' (expanded)' : ' (collapsed)'
+    kind !== undefined ? `${kind} "${name}"` : narrowed ? 'a renderer' : drawings.length === 0 ? 'a custom() component' : 'a custom() component or a renderer'
+  const state = [expanded === undefined ? '' : expanded ? 'expanded' : 'collapsed', partial === undefined ? '' : partial ? 'partial' : 'final'].filter(Boolean).join(', ')
+  const shownAs = state === '' ? '' : ` (${state})`
   return report(this, {
     matcher: 'toHaveRendered',
     timeline: { events, focus: uiCalls('custom') },
     args: options === undefined ? 'text' : 'text, options',
     pass,
-    expected: `Expected a line of ${what}${state} to match ${printExpectedLine(this, text)}.`,
-    notExpected: `Expected no line of ${what}${state} to match ${printExpectedLine(this, text)}.`,
+    expected: `Expected a line of ${what}${shownAs} to match ${printExpectedLine(this, text)}.`,
+    notExpected: `Expected no line of ${what}${shownAs} to match ${printExpectedLine(this, text)}.`,
     happened: () => {
       const shown = [
         ...framesOf(this, customs),
         ...drawings.flatMap((r) =>
           (expanded === undefined ? [false, true] : [expanded]).map(
-            (open) => `${drawingName(r)}, ${open ? 'expanded' : 'collapsed'}:\n${(open ? r.expandedLines : r.lines).map((line) => `       ${printReceivedLine(this, line)}`).join('\n')}`,
+            (open) => `${drawingName(r)}${r.partial ? ' (partial result)' : ''}, ${open ? 'expanded' : 'collapsed'}:\n${(open ? r.expandedLines : r.lines).map((line) => `       ${printReceivedLine(this, line)}`).join('\n')}`,
           ),
         ),
       ]
@@ -88,10 +105,10 @@ export function toHaveRendered(this: MatcherState, received: unknown, text: Text
       const drawn = [...new Set(events.renders.map(drawingName))]
       if (kind !== undefined) {
         const others = drawn.length > 0 ? ` Drawn: ${drawn.join(', ')}.` : ''
-        return `Nothing was drawn for ${what}: ${kind === 'message' ? 'no displayed custom message of that customType with a message renderer' : 'no call of that tool, or the tool has no renderCall/renderResult'}.${others}`
+        return `Nothing was drawn for ${what}${shownAs}: ${NOTHING_OF_KIND[kind]}.${others}`
       }
-      if (narrowed) return 'No message or tool renderer drew anything.'
-      if (customs.length === 0) return 'ctx.ui.custom() was never called, and no message or tool renderer drew anything.'
+      if (narrowed) return 'No renderer drew anything.'
+      if (customs.length === 0) return 'ctx.ui.custom() was never called, and no renderer drew anything.'
       return 'No custom() component was run: script mockUI.custom with { keys: [...] } to run it.'
     },
   })

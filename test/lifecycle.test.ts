@@ -1,7 +1,8 @@
 // Pi's life around a session, through Pi's own runtime: /new, /resume, /fork, /tree and /reload. The old
 // instance gets session_shutdown, the factories run again, session_start says why, and entries come back.
 import { join } from 'node:path'
-import { expect, it } from 'vitest'
+import { complete } from '@mariozechner/pi-ai'
+import { describe, expect, it } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
 import { calls, createTestSession, says, when, type TestSession } from '../environment/index.js'
 
@@ -86,6 +87,37 @@ it('/fork before a user message: the branch up to it, its text back; session_bef
   await expect(cancelling.fork(first.id)).resolves.toEqual({ cancelled: true })
 })
 
+it("/fork puts the forked user message in the editor, as Pi's interactive mode does; /tree into an empty editor", async () => {
+  const t = await createTestSession({ mockUI: { editorText: 'a draft' } })
+  await t.run(when('one', [says('1')]), when('two', [says('2')]))
+  const [, second] = await t.forkMessages()
+  await t.fork(second!.entryId)
+  expect(t.editorText).toBe('two')
+  // Forking at an entry that is not a user message leaves the editor empty, as in Pi.
+  const reply = t.session.sessionManager.getEntries().find((entry) => entry.type === 'message' && entry.message.role === 'assistant')!
+  await t.fork(reply.id, 'at')
+  expect(t.editorText).toBe('')
+
+  // /tree to a user message fills an empty editor, and leaves one with text in it.
+  const other = await createTestSession()
+  await other.run(when('one', [says('1')]), when('two', [says('2')]))
+  const users = other.session.sessionManager.getEntries().filter((entry) => entry.type === 'message' && entry.message.role === 'user')
+  await other.navigate(users[1]!.id)
+  expect(other.editorText).toBe('two')
+  await other.navigate(users[0]!.id)
+  expect(other.editorText).toBe('two')
+  await Promise.all([t.dispose(), other.dispose()])
+})
+
+it('a cancelled /fork leaves the editor as it was', async () => {
+  const t = await createTestSession({ extensions: [counter([], { cancelFork: true })], mockUI: { editorText: 'a draft' } })
+  await t.run(when('one', [says('1')]))
+  const [first] = await t.forkMessages()
+  await t.fork(first!.entryId)
+  expect(t.editorText).toBe('a draft')
+  await t.dispose()
+})
+
 it('/tree moves within the session, and /reload runs the factories again with session_start "reload"', async () => {
   const log: string[] = []
   const t = await createTestSession({ extensions: [counter(log)] })
@@ -137,4 +169,58 @@ it("a replaced instance's timer that still uses its ctx fails the test, naming t
   await new Promise((resolve) => setImmediate(resolve))
   expect(() => t.verify()).toThrow(/^A timer (of \S+ )?started by instance 1 \(createTestSession\(\)\) of .* ran after newSession\(\) replaced that instance, and threw: /)
   await t.dispose()
+})
+
+describe("a replaced instance's model call or dialog, from its timer", () => {
+  /** An extension whose /later command starts a timer that waits for the test, then asks the model and the user. */
+  function lateAsker(ask: 'model' | 'dialog', done: (outcome: string) => void) {
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const extension = (pi: ExtensionAPI) =>
+      pi.registerCommand('later', {
+        handler: async (_args, ctx) => {
+          // Captured while the instance lives: Pi's stale check never sees these.
+          const { model, ui } = ctx
+          setTimeout(async () => {
+            await gate
+            try {
+              if (ask === 'model') await complete(model!, { messages: [{ role: 'user', content: 'still there?', timestamp: 0 }] })
+              else await ui.confirm('Still there?', 'The old instance asks')
+              done('answered')
+            } catch (error) {
+              done(`threw: ${(error as Error).message}`)
+            }
+          }, 0)
+        },
+      })
+    return { extension, release: () => release() }
+  }
+
+  it.each(['model', 'dialog'] as const)('a %s call fails the test naming the instance, and gets no answer of the instance now', async (ask) => {
+    let outcome!: (value: string) => void
+    const settled = new Promise<string>((resolve) => (outcome = resolve))
+    const asker = lateAsker(ask, outcome)
+    const t = await createTestSession({ extensions: [asker.extension], mockUI: { confirm: true } })
+    await t.command('later')
+    await t.newSession()
+    asker.release()
+    const what = ask === 'model' ? 'A model call to \\S+' : 'A dialog confirm\\("Still there\\?"\\)'
+    const named = new RegExp(`^${what} of <inline:1> started by instance 1 \\(createTestSession\\(\\)\\) of .* ran after newSession\\(\\) replaced that instance\\. Pi sends session_shutdown`)
+    expect(await settled).toMatch(new RegExp(`^threw: ${what} of <inline:1> started by instance 1`))
+    expect(() => t.verify()).toThrow(named)
+    await t.dispose().catch(() => {})
+  })
+
+  it("the instance's own timers still ask as before", async () => {
+    let outcome!: (value: string) => void
+    const settled = new Promise<string>((resolve) => (outcome = resolve))
+    const asker = lateAsker('dialog', outcome)
+    const t = await createTestSession({ extensions: [asker.extension], mockUI: { confirm: true } })
+    await t.newSession()
+    await t.command('later')
+    asker.release()
+    expect(await settled).toBe('answered')
+    expect(t).toHavePrompted('confirm', 'Still there?')
+    await t.dispose()
+  })
 })

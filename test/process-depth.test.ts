@@ -70,6 +70,8 @@ describe.each([
     const forkable = await t.forkMessages()
     expect(forkable.map((message) => message.text)).toEqual(['one', 'two'])
     await expect(t.fork(forkable[1]!.entryId)).resolves.toEqual({ cancelled: false, selectedText: 'two' })
+    // As in Pi's interactive mode, the forked message is back in the editor.
+    expect(t.editorText).toBe('two')
     expect(t.instance).toBe(2)
     expect(t.events.ofInstance(1)).toHaveNotified('start startup turns=0')
     expect(t.events.ofInstance(2)).toHaveNotified('start fork turns=1')

@@ -1,7 +1,7 @@
 // A timer a session's code started that fires after the session ended is reported as the session's late
 // work (src/session/late-work.ts) instead of throwing into the process, where Vitest would blame whichever
 // test runs then. Timers carry the session context, so the callback knows whose it is.
-import { currentSession, type SessionScope } from '../shared/session-context.js'
+import { currentSession, runAsInstance, startedByInstance, type SessionScope } from '../shared/session-context.js'
 
 type TimerFunction = (callback: (...args: any[]) => unknown, ...rest: any[]) => unknown
 
@@ -31,8 +31,9 @@ export function guardLateTimers(): void {
 }
 
 function lateGuarded(scope: SessionScope, callback: (...args: any[]) => unknown) {
-  // The instance that started the timer: once /new, /resume, /fork or /reload replaced it, its throw is reported.
-  const bornIn = scope.instanceNow?.()
+  // The instance that started the timer (a timer's timer stays its first's): once /new, /resume, /fork or
+  // /reload replaced it, its throw is reported, and so are the model calls and dialogs its callback makes.
+  const bornIn = startedByInstance() ?? scope.instanceNow?.()
   return function (this: unknown, ...args: unknown[]) {
     const report = (error: unknown) => {
       if (scope.ended === undefined) {
@@ -44,7 +45,7 @@ function lateGuarded(scope: SessionScope, callback: (...args: any[]) => unknown)
     }
     let result: unknown
     try {
-      result = callback.apply(this, args)
+      result = bornIn === undefined ? callback.apply(this, args) : runAsInstance(bornIn, () => callback.apply(this, args))
     } catch (error) {
       return report(error)
     }

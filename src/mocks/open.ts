@@ -4,7 +4,7 @@ import { BUILTIN_TOOL_NAMES, builtinToolDefinition } from '../pi/index.js'
 import type { ExtensionAPI, ExtensionUIContext, ToolDefinition } from '../pi/types.js'
 import type { Recorder } from '../records/recorder.js'
 import { messageOf } from '../shared/errors.js'
-import type { SessionScope } from '../shared/session-context.js'
+import { replacedInstance, type SessionScope } from '../shared/session-context.js'
 import { createExecMock } from './exec.js'
 import { overrideApi } from './extension-api.js'
 import { createHttpMock } from './http.js'
@@ -13,7 +13,7 @@ import type { PendingRule, UnhandledMode } from './rules.js'
 import type { MockBlocks } from './spec/resolve.js'
 import { instrumentTool, invocationMocks, type MockToolHandler, type ToolInstrumentation } from './tools.js'
 import { createRealExec } from './real-exec.js'
-import { createMockUI, uiDefaults, uiOptions, type MockUIOptions } from './ui.js'
+import { createMockUI, uiDefaults, uiOptions, type EditorBuffer, type MockUIOptions } from './ui.js'
 
 /** What the mocks are made from: the mock spec's blocks and the session's own mock options. */
 export interface MockSettings {
@@ -48,6 +48,8 @@ export interface SessionMocks {
   /** Every tool `mockTools` and the `tools` allowlist name is a built-in or an extension's. */
   checkToolsExist(extensionTools: ReadonlySet<string>, allowed: readonly string[] | undefined): void
   ui: ExtensionUIContext
+  /** The editor's text behind `ui`, for what Pi's interactive mode puts there itself (a forked user message). */
+  editor: EditorBuffer
   /** `mockUI: false`: extensions see `ctx.hasUI === false`. */
   headless: boolean
   /** Rules with a `times` limit that have not answered that often yet. */
@@ -56,6 +58,13 @@ export interface SessionMocks {
   mockedTools(): string[]
   /** A mocked tool's answer to a call made elsewhere (a `pi` child), with the semantics of an instrumented tool. */
   answerTool(name: string, toolCallId: string, params: unknown, signal: AbortSignal | undefined): Promise<{ content: unknown; details?: unknown }>
+}
+
+/** How a dialog of a replaced instance's code is told (late-work.ts names the instance), while such code runs. */
+function replacedWork(scope: SessionScope): ((what: string, stack: string | undefined) => Error) | undefined {
+  const bornIn = replacedInstance(scope)
+  const report = scope.replaced
+  return bornIn === undefined || report === undefined ? undefined : (what, stack) => report(what, bornIn, undefined, stack)
 }
 
 const warn = (message: string) => console.warn(`[vitest-environment-pi] ${message}`)
@@ -100,9 +109,10 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
   }
 
   const capture = blocks.ui?.capture ?? true
+  const editor: EditorBuffer = { text: '' }
   const ui = createMockUI(
     settings.mockUI === false ? false : { ...uiOptions(blocks.ui), ...settings.mockUI },
-    { record: (call) => void (capture && records.addUICall(call)), widget: (widget) => void (capture && records.widgets.push(widget)), problem: hooks.report, ended: () => hooks.scope.ended },
+    { editor, record: (call) => void (capture && records.addUICall(call)), widget: (widget) => void (capture && records.widgets.push(widget)), problem: hooks.report, ended: () => hooks.scope.ended, replaced: () => replacedWork(hooks.scope) },
     uiDefaults(blocks.ui),
   )
 
@@ -131,6 +141,7 @@ export function openMocks(settings: MockSettings, hooks: MockHooks): SessionMock
       }
     },
     ui,
+    editor,
     headless: settings.mockUI === false,
     pending: () => [...exec.pending(), ...http.pending(), ...invocations.pending()],
     mockedTools: () => Object.keys(mockTools),

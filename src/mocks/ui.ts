@@ -54,14 +54,23 @@ export interface DialogDefaults {
   editor?: string
 }
 
+/** The text in Pi's editor: extensions set and read it, and Pi itself puts a forked user message there. */
+export interface EditorBuffer {
+  text: string
+}
+
 export interface MockUIHooks {
   record(call: UICallRecord): void
+  /** Where the editor's text is kept, for what Pi itself puts there; one of its own when not given. */
+  editor?: EditorBuffer
   /** A widget was set or cleared (it is also recorded as a `setWidget` call). */
   widget?(widget: WidgetRecord): void
   /** A scripting mistake: thrown into the extension AND reported to the test, which fails. */
   problem(error: Error): void
   /** Set once the session has ended: a dialog opened then is reported as its late work, and throws. */
   ended?(): ((what: string) => Error) | undefined
+  /** Set while code of a replaced instance runs (its timer): a dialog it opens is reported, naming the instance, and throws. */
+  replaced?(): ((what: string, stack: string | undefined) => Error) | undefined
 }
 
 export interface MockUI {
@@ -76,7 +85,8 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks,
   const script: MockUIOptions = options === false ? {} : options
   const headless = options === false
   const queues = new Map<DialogMethod | 'custom', number>()
-  let editorText = script.editorText ?? ''
+  const editor = hooks.editor ?? { text: '' }
+  editor.text = script.editorText ?? ''
   let toolsExpanded = false
   let editorComponent: Parameters<ExtensionUIContext['setEditorComponent']>[0]
 
@@ -104,6 +114,8 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks,
   async function dialog<T>(method: DialogMethod, args: unknown[], opts: ExtensionUIDialogOptions | undefined): Promise<T> {
     const ended = hooks.ended?.()
     if (ended) throw ended(`A dialog ${method}(${JSON.stringify(args[0])})`)
+    const replaced = hooks.replaced?.()
+    if (replaced) throw replaced(`A dialog ${method}(${JSON.stringify(args[0])})`, new Error().stack)
     const call = record(method, args)
     if (opts !== undefined) call.options = recordedOptions(opts)
     const settle = (value: unknown) => {
@@ -180,13 +192,13 @@ export function createMockUI(options: MockUIOptions | false, hooks: MockUIHooks,
     setTitle: (title) => void record('setTitle', [title]),
     pasteToEditor: (text) => {
       record('pasteToEditor', [text])
-      editorText += text
+      editor.text += text
     },
     setEditorText: (text) => {
       record('setEditorText', [text])
-      editorText = text
+      editor.text = text
     },
-    getEditorText: () => editorText,
+    getEditorText: () => editor.text,
     addAutocompleteProvider: (factory) => void record('addAutocompleteProvider', [factory]),
     setEditorComponent: (factory) => {
       record('setEditorComponent', [factory])

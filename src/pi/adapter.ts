@@ -3,9 +3,9 @@
 // converts at its boundary where its shapes differ.
 import type * as CodingAgent from '@mariozechner/pi-coding-agent'
 import type * as PiAi from '@mariozechner/pi-ai'
-import type { AgentSession, CreateAgentSessionOptions, ExecResult, ExtensionError, ExtensionRunner, ExtensionUIContext, ToolDefinition } from '@mariozechner/pi-coding-agent'
+import type { AgentSession, CreateAgentSessionOptions, ExecResult, ExtensionError, ExtensionRunner, ExtensionUIContext, Theme, ToolDefinition } from '@mariozechner/pi-coding-agent'
 import type { AssistantMessageEventStream, Context, Model } from '@mariozechner/pi-ai'
-import type { Terminal, TUI } from '@mariozechner/pi-tui'
+import type { Component, Terminal, TUI } from '@mariozechner/pi-tui'
 import type { PiLineInfo } from './line.js'
 
 /** Pi's exports that keep their names and shapes on every line. */
@@ -97,4 +97,29 @@ export interface PiAdapter {
    * names it; else undefined.
    */
   packageDir(): string | undefined
+  /**
+   * The renderers Pi's interactive mode draws a call of a built-in tool with when its definition has none of
+   * its own (1.x keeps them apart from the tools); the definition as it is where the line's component finds
+   * them itself (0.73).
+   */
+  withBuiltInRenderers(toolName: string, definition: ToolDefinition | undefined): ToolDefinition | undefined
+  /** Pi's component for a custom entry with an entry renderer (`pi.registerEntryRenderer`, 1.x); undefined where the line has none. */
+  CustomEntryComponent: CustomEntryComponentClass | undefined
+}
+
+/** A custom entry (`pi.appendEntry`) as an entry renderer gets it. */
+export interface CustomEntry {
+  type: 'custom'
+  id: string
+  customType: string
+  data?: unknown
+}
+
+/** An extension's entry renderer (1.x's `EntryRenderer`, in the harness's view of Pi's TUI and theme). */
+export type EntryRenderer = (entry: CustomEntry, options: { expanded: boolean }, theme: Theme) => Component | undefined
+
+/** 1.x's `CustomEntryComponent`: the entry as its renderer draws it, or nothing (`hasContent()` false) when it returns none. */
+export type CustomEntryComponentClass = new (entry: CustomEntry, renderer: EntryRenderer) => Component & {
+  setExpanded(expanded: boolean): void
+  hasContent(): boolean
 }

@@ -37,3 +37,14 @@ export async function reloadSession(session: AgentSession): Promise<LifecycleRes
   await session.reload()
   return { cancelled: false }
 }
+
+/**
+ * The editor's text after a step, as Pi's interactive mode leaves it: after a /fork, the user message forked
+ * before (an empty editor for one `at` an entry); after a /tree move to a user message, that message, when
+ * the editor was empty. A cancelled step leaves it.
+ */
+export function editorTextAfter(step: 'fork' | 'navigate', result: LifecycleResult, editorText: string): string {
+  if (result.cancelled) return editorText
+  if (step === 'fork') return result.selectedText ?? ''
+  return result.editorText && !editorText.trim() ? result.editorText : editorText
+}

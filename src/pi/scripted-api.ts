@@ -4,7 +4,7 @@
 // registry (reload, a registry refresh), answers each call with the script of the session whose code made it.
 import type { AssistantMessageEventStream, Context, Model } from '@mariozechner/pi-ai'
 import { globalSlot } from '../shared/global-slot.js'
-import { currentSession, type SessionScope } from '../shared/session-context.js'
+import { currentSession, replacedInstance, type SessionScope } from '../shared/session-context.js'
 import { CALLER_STACK, callerStack } from './caller.js'
 import { adapter } from './running-line.js'
 
@@ -45,8 +45,11 @@ function routeModelCall(model: Model<string>, context: Context, options: { [CALL
   const alive = answerers.get()
   const scope = currentSession()
   const answer = scope !== undefined ? alive.get(scope) : alive.size === 1 ? alive.values().next().value : undefined
-  if (answer) return answer({ model, context, stack, signal: options?.signal })
   const what = `A model call to ${model.provider}/${model.id}`
+  // Code of an instance /new, /resume, /fork or /reload replaced (its timer) gets no answer of the one now.
+  const bornIn = scope && replacedInstance(scope)
+  if (answer && bornIn !== undefined && scope?.replaced) throw scope.replaced(what, bornIn, undefined, stack)
+  if (answer) return answer({ model, context, stack, signal: options?.signal })
   if (scope !== undefined) throw scope.ended?.(what, undefined, stack) ?? new Error(`${what} came from a test session that has ended`)
   if (alive.size === 0) throw new Error(`${what} was made while no test session is alive: the scripted model answers only a session's code`)
   throw new Error(`${what} was made outside any test session while ${alive.size} sessions are alive; whose script answers it cannot be known`)

@@ -9,6 +9,7 @@ import { openMocks } from '../mocks/open.js'
 import { Playbook } from '../model/playbook.js'
 import { when, type Action, type Turn } from '../model/script.js'
 import type { AgentSession, AgentSessionEvent, ForkMessage, LifecycleResult } from '../pi/types.js'
+import { editorTextAfter } from '../pi/lifecycle.js'
 import { Recorder } from '../records/recorder.js'
 import { SessionRecords, type ToolContent } from '../records/records.js'
 import { plainLine, timelineText } from '../records/timeline.js'
@@ -156,9 +157,12 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
         fork: (entryId: string, position: 'before' | 'at' = 'before') => {
           // Pi's RPC `fork` forks before a user message only; `clone` copies the whole branch, not up to an entry.
           if (position !== 'before') return inProcessOnly(`fork(${JSON.stringify(entryId)}, ${JSON.stringify(position)})`)
-          return lifecycle(`fork(${JSON.stringify(entryId)})`, { type: 'fork', entryId }, ({ cancelled, text }) =>
-            cancelled === true || text === undefined ? { cancelled: cancelled === true } : { cancelled: false, selectedText: String(text) },
-          )
+          return lifecycle(`fork(${JSON.stringify(entryId)})`, { type: 'fork', entryId }, ({ cancelled, text }) => {
+            const result = cancelled === true || text === undefined ? { cancelled: cancelled === true } : { cancelled: false, selectedText: String(text) }
+            // Pi's RPC mode has no editor: the test's is here, where the child's setEditorText lands too.
+            mocks.editor.text = editorTextAfter('fork', result, mocks.editor.text)
+            return result
+          })
         },
         forkMessages: async () => ((await child.rpc.request({ type: 'get_fork_messages' })).data as { messages: ForkMessage[] }).messages,
         navigate: (entryId: string) => inProcessOnly(`navigate(${JSON.stringify(entryId)})`),

@@ -3,7 +3,7 @@ import type { AgentMessage, AgentSessionEvent, Message, ToolResultMessage } from
 import { recordList } from './harness-made.js'
 import type { Drawing } from '../pi/renderers.js'
 
-/** A custom message or a tool call as Pi's TUI draws it with the extension's own renderer (`t.events.renders`). */
+/** A custom message, a tool call or a custom entry as Pi's TUI draws it (`t.events.renders`). */
 export type RenderRecord = Drawing
 
 export type ToolContent = ToolResultMessage['content']
@@ -144,7 +144,7 @@ export class SessionRecords {
   readonly widgets = recordList<WidgetRecord>()
   /** Every `pi.appendEntry` call that Pi accepted, in order. */
   readonly entries = recordList<AppendedEntryRecord>()
-  /** Every displayed custom message with a message renderer, and every call of a tool with renderCall/renderResult, as Pi's TUI draws them. */
+  /** What Pi's TUI draws: every displayed custom message with a message renderer, every tool call (and its partial results), every custom entry with an entry renderer (1.x). */
   readonly renders = recordList<RenderRecord>()
   // How many events had come when each UI call was made: where it goes in the session's timeline.
   readonly #uiPositions = new WeakMap<UICallRecord, number>()

@@ -1,6 +1,7 @@
 // The extensions under test, as the factories Pi's loader takes: files imported through the module
 // loader (Vite's under Vitest), inline factories as they are, each handed the mocked extension API.
 import { resolve } from 'node:path'
+import { PI_LINE } from '../pi/index.js'
 import type { ExtensionAPI, ExtensionFactory } from '../pi/types.js'
 import { attributedHandler, type HandlerOrigin } from '../records/handler-errors.js'
 import { outsideSessions } from '../shared/session-context.js'
@@ -99,7 +100,16 @@ function mocked(
     try {
       await factory({ ...mockedApi, on, registerCommand, events })
     } catch (error) {
-      throw new Error(`its factory threw: ${messageOf(error)}`, { cause: error })
+      throw new Error(`its factory threw: ${messageOf(error)}${missingOnThisLine(api, error)}`, { cause: error })
     }
   }
+}
+
+// What later Pi lines added to the extension API: an extension that calls one on a line without it gets Pi's TypeError.
+const LATER_API = ['registerEntryRenderer', 'registerToolRenderer', 'registerMarkdownTransformer']
+
+/** Why `pi.x is not a function`, when `x` is a later line's: the session runs a Pi that has none. */
+function missingOnThisLine(api: ExtensionAPI, error: unknown): string {
+  const missing = LATER_API.find((name) => !(name in api) && messageOf(error).includes(`${name} is not a function`))
+  return missing ? ` (pi.${missing}() came with Pi 1.x; this session runs ${PI_LINE.packageName}@${PI_LINE.version}, which has none)` : ''
 }

@@ -6,6 +6,7 @@ import type { Playbook } from '../model/playbook.js'
 import { when, type Action, type Turn } from '../model/script.js'
 import {
   emitExtensionEvent,
+  editorTextAfter,
   forkMessages,
   forkSession,
   navigateTree,
@@ -85,7 +86,10 @@ export interface TestSession {
   reload(): Promise<LifecycleResult>
   /** Which instance of the session runs now: 1, then one more after each newSession(), resume(), fork(), reload(). */
   readonly instance: number
-  /** The editor's text now, as extensions set and read it (`ctx.ui.setEditorText`, `pasteToEditor`); it starts as `mockUI.editorText`. */
+  /**
+   * The editor's text now, as extensions set and read it (`ctx.ui.setEditorText`, `pasteToEditor`); it starts as
+   * `mockUI.editorText`. As in Pi, fork() puts the forked user message there, and navigate() a user message moved to into an empty editor.
+   */
   readonly editorText: string
   /**
    * Aborts what Pi is running, as the user's Esc does: queued messages are dropped and the run in
@@ -134,6 +138,11 @@ export function sessionHandle({ current, runtime, cwd, home, scope, records, pla
   // A step of Pi's life runs like a turn: what its handlers lead to is scripted, their problems fail it.
   // A new instance's records begin when Pi loads its extensions again (see create.ts).
   const lifecycle = (name: string, step: () => Promise<LifecycleResult>) => exclusive(name, name, () => inTurn(when(name), step))
+  // The editor as Pi's interactive mode leaves it after /fork and /tree.
+  const inEditor = (step: 'fork' | 'navigate', result: LifecycleResult) => {
+    mocks.editor.text = editorTextAfter(step, result, mocks.editor.text)
+    return result
+  }
   const runTurn = (turn: Turn) => inTurn(turn, () => current().prompt(turn.prompt))
 
   // A turn an extension starts runs on its own; the playbook tells when it begins, and it ends once Pi settles.
@@ -210,9 +219,10 @@ export function sessionHandle({ current, runtime, cwd, home, scope, records, pla
       if (typeof path !== 'string' || path === '') throw new TypeError(`resume(path): path must be a session file (a non-empty string), got ${describeReceived(path)}`)
       return lifecycle(`resume(${JSON.stringify(path)})`, () => resumeSession(runtime, path))
     },
-    fork: (entryId, position = 'before') => lifecycle(`fork(${JSON.stringify(entryId)})`, () => forkSession(runtime, entryId, position)),
+    fork: (entryId, position = 'before') =>
+      lifecycle(`fork(${JSON.stringify(entryId)})`, async () => inEditor('fork', await forkSession(runtime, entryId, position))),
     forkMessages: async () => forkMessages(current()),
-    navigate: (entryId) => lifecycle(`navigate(${JSON.stringify(entryId)})`, () => navigateTree(current(), entryId)),
+    navigate: (entryId) => lifecycle(`navigate(${JSON.stringify(entryId)})`, async () => inEditor('navigate', await navigateTree(current(), entryId))),
     reload: () => lifecycle('reload()', () => reloadSession(current())),
     get instance() {
       return records.instance

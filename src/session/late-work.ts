@@ -37,22 +37,29 @@ export function watchLateWork(
   const { instances, ...rest } = watch
   watches.get().set(scope, { ...rest, name: UNNAMED, watched: false })
   scope.instanceNow = () => instances().length
-  scope.replaced = (what, bornIn, error) => reportReplacedWork(scope, instances(), what, bornIn, error)
+  scope.replaced = (what, bornIn, error, stack) => reportReplacedWork(scope, instances(), { what, bornIn, error, stack })
 }
 
 /**
- * Reports that `what` of instance `bornIn` threw after a later instance replaced it: Pi refuses a replaced
- * instance's pi and ctx ("ctx is stale"). The session's test fails with it, naming the instance.
+ * Reports that `what` of instance `bornIn` ran after a later instance replaced it (a timer that threw, a model
+ * call, a dialog): Pi refuses a replaced instance's pi and ctx ("ctx is stale"). The session's test fails with
+ * it, naming the instance.
  */
-function reportReplacedWork(scope: SessionScope, instances: readonly { instance: number; name: string }[], what: string, bornIn: number, error: unknown): Error {
+function reportReplacedWork(
+  scope: SessionScope,
+  instances: readonly { instance: number; name: string }[],
+  { what, bornIn, error, stack }: { what: string; bornIn: number; error?: unknown; stack?: string | undefined },
+): Error {
   const state = watches.get().get(scope)
-  const extension = state && extensionOnStack(error instanceof Error ? error.stack : undefined, state.extensionPaths())
+  const where = stack ?? (error instanceof Error ? error.stack : undefined)
+  const extension = state && extensionOnStack(where, state.extensionPaths())
   const describe = (n: number) => `instance ${n} (${instances[n - 1]?.name ?? '?'})`
   const replacedBy = instances[bornIn]?.name ?? 'a later instance'
+  const outcome = error === undefined ? '' : `, and threw: ${messageOf(error)}`
   const replaced = new Error(
-    `${what}${extension === undefined ? '' : ` of ${extension}`} started by ${describe(bornIn)} of ${sessionName(scope)} ran after ${replacedBy} replaced that instance, and threw: ${messageOf(error)}. ` +
+    `${what}${extension === undefined ? '' : ` of ${extension}`} started by ${describe(bornIn)} of ${sessionName(scope)} ran after ${replacedBy} replaced that instance${outcome}. ` +
       'Pi sends session_shutdown to the old instance on /new, /resume, /fork and /reload: stop its timers there.',
-    { cause: asError(error) },
+    error === undefined ? undefined : { cause: asError(error) },
   )
   state?.problems.report(replaced)
   return replaced

@@ -23,16 +23,19 @@ export interface SessionScope {
   /** The instance of the session running now: 1, then one more after each /new, /resume, /fork and /reload. */
   instanceNow?: () => number
   /**
-   * Reports `what` (a timer) that instance `bornIn` started and that threw after a later instance replaced
-   * it (Pi refuses a replaced instance's pi and ctx), and returns the Error that says so.
+   * Reports `what` (a timer, a model call, a dialog) that instance `bornIn` started and that ran after a later
+   * instance replaced it (Pi refuses a replaced instance's pi and ctx), with the error it threw if any and the
+   * caller's stack, and returns the Error that says so.
    */
-  replaced?: (what: string, bornIn: number, error: unknown) => Error
+  replaced?: (what: string, bornIn: number, error?: unknown, stack?: string) => Error
   /** Programs the network guard lets child processes start, which it would refuse (`allowPrograms`). */
   allowedPrograms?: readonly string[]
 }
 
 interface SessionContexts {
   storage: AsyncLocalStorage<SessionScope>
+  /** The instance of its session that started the running code, where a timer says so (see late-timers). */
+  instances?: AsyncLocalStorage<number>
   /** The sessions alive, oldest first. */
   alive: SessionScope[]
 }
@@ -42,6 +45,7 @@ interface SessionContexts {
 const KEY = Symbol.for('vitest-environment-pi:session-contexts')
 const holder = process as unknown as { [KEY]?: SessionContexts }
 const contexts: SessionContexts = (holder[KEY] ??= { storage: new AsyncLocalStorage(), alive: [] })
+const instances = (contexts.instances ??= new AsyncLocalStorage())
 
 /** Runs `work` (and all it starts) as code of `scope`'s session. */
 export function runInSession<T>(scope: SessionScope, work: () => T): T {
@@ -56,6 +60,22 @@ export function outsideSessions<T>(work: () => T): T {
 /** The session whose code is running now, if the running code was started by one. */
 export function currentSession(): SessionScope | undefined {
   return contexts.storage.getStore()
+}
+
+/** Runs `work` (and all it starts) as code that instance `instance` of the running session started. */
+export function runAsInstance<T>(instance: number, work: () => T): T {
+  return instances.run(instance, work)
+}
+
+/** The instance of its session that started the running code, when a timer of it runs it; else undefined. */
+export function startedByInstance(): number | undefined {
+  return instances.getStore()
+}
+
+/** The replaced instance of `scope`'s session that started the running code, if one did (a later one runs now). */
+export function replacedInstance(scope: SessionScope): number | undefined {
+  const bornIn = instances.getStore()
+  return bornIn !== undefined && scope.instanceNow !== undefined && bornIn !== scope.instanceNow() ? bornIn : undefined
 }
 
 /** The sessions alive now, oldest first. */

@@ -5,6 +5,9 @@
 // found by feature, never by version, so Pi is imported as a namespace (a named import of a missing
 // export fails to link) and typed by the newest release's declarations, or by 0.73's where an older
 // release kept 0.73's API.
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import * as Pi from '@earendil-works/pi-coding-agent'
 import type { AgentSession, ExtensionRunner, ExtensionUIContext } from '@earendil-works/pi-coding-agent'
 import * as PiAi from '@earendil-works/pi-ai'
@@ -146,6 +149,21 @@ function asRequest(context: unknown): Context {
   return { systemPrompt: PiAi.getCurrentSystemPrompt(system), messages, tools: PiAi.getCurrentTools(system) } as unknown as Context
 }
 
+/**
+ * What 1.x's interactive mode draws with that Pi's entry does not export: the built-in tools' renderers (kept
+ * apart from the tools since 1.x) and the custom entry component. Found by file: a release without one leaves it out.
+ */
+async function interactiveParts(line: PiLineInfo): Promise<Pick<PiAdapter, 'withBuiltInRenderers' | 'CustomEntryComponent'>> {
+  const load = async <T>(file: string): Promise<Partial<T>> => {
+    const path = join(line.packageDir, 'dist', file)
+    return existsSync(path) ? ((await import(pathToFileURL(path).href)) as Partial<T>) : {}
+  }
+  type Renderers = { withBuiltInRenderers: PiAdapter['withBuiltInRenderers'] }
+  const { withBuiltInRenderers } = await load<Renderers>('core/tools/renderers/index.js')
+  const { CustomEntryComponent } = await load<Pick<PiAdapter, 'CustomEntryComponent'>>('modes/interactive/components/custom-entry.js')
+  return { withBuiltInRenderers: withBuiltInRenderers ?? ((_toolName, definition) => definition), CustomEntryComponent }
+}
+
 export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
   const exports = {
     createAgentSession: Pi.createAgentSession,
@@ -171,6 +189,7 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     ls: Pi.createLsToolDefinition,
   }
   const registry = await apiRegistry()
+  const interactive = await interactiveParts(line)
   let scriptedApi: unknown
   const exec = execConventions(line)
   return {
@@ -251,5 +270,6 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
       new (piTui as unknown as typeof import('@earendil-works/pi-tui')).TuiMainScreen(terminal as never) as unknown as ReturnType<PiAdapter['createTui']>,
     // 1.x builds its system prompt when a run starts, not while the session is made: nothing to hand it.
     packageDir: () => undefined,
+    ...interactive,
   }
 }

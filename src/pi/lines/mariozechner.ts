@@ -101,6 +101,9 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     },
     createTui: (piTui, terminal) => new (piTui as typeof import('@mariozechner/pi-tui')).TUI(terminal),
     packageDir: () => config?.getPackageDir(),
+    // 0.73's ToolExecutionComponent looks up a built-in tool's renderers itself; it has no entry renderers.
+    withBuiltInRenderers: (_toolName, definition) => definition,
+    CustomEntryComponent: undefined,
   }
 }
 
