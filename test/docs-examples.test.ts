@@ -8,38 +8,25 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { beforeAll, describe, expect, it } from 'vitest'
-import * as api from '../environment/index.js'
-import { type Block, blocksOf, PAGES } from './support/docs-blocks.js'
+import { type Block, blocksOf, IN_SCOPE, PAGES } from './support/docs-blocks.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
 const ALL_BLOCKS = PAGES.flatMap(blocksOf)
 const TS_BLOCKS = ALL_BLOCKS.filter((block) => block.info === 'ts' || block.info === 'ts reference')
 
-/**
- * What a block may use without importing it, as in a test file of these pages: Vitest's test API, every value
- * the package exports, a session `t`, a temp `dir`, Node's `readFileSync`/`writeFileSync`/`existsSync` and
- * `join`/`resolve`, Pi's `SessionManager`, and `pi`, the `ExtensionAPI` an extension's factory gets (for a few
- * lines of an extension). A block's own imports and declarations shadow these.
- */
+/** The names in scope (IN_SCOPE), declared by their modules' types, and a session `t`, a temp `dir` and `pi`. */
 function prelude(): string {
-  const vitest = ['expect', 'it', 'describe', 'vi', 'inject', 'beforeAll', 'afterAll', 'beforeEach', 'afterEach']
-  const own = Object.keys(api).filter((name) => name !== 'default' && name !== 'test')
+  const modules = Object.entries(IN_SCOPE)
   return [
-    `import type * as Vitest from 'vitest'`,
+    ...modules.map(([module], index) => `import type * as M${index} from '${module}'`),
     `import type * as Pkg from 'vitest-environment-pi'`,
     `import type {} from 'vitest-environment-pi/plugin'`,
-    `import type * as Fs from 'node:fs'`,
-    `import type * as Path from 'node:path'`,
-    `import type { ExtensionAPI, SessionManager as PiSessionManager } from '@earendil-works/pi-coding-agent'`,
+    `import type { ExtensionAPI } from '@earendil-works/pi-coding-agent'`,
     `declare global {`,
-    ...vitest.map((name) => `  const ${name}: typeof Vitest.${name}`),
-    ...own.map((name) => `  const ${name}: typeof Pkg.${name}`),
+    ...modules.flatMap(([, names], index) => names.map((name) => `  const ${name}: typeof M${index}.${name}`)),
     `  const t: Pkg.TestSession`,
     `  const dir: string`,
-    `  const readFileSync: typeof Fs.readFileSync, writeFileSync: typeof Fs.writeFileSync, existsSync: typeof Fs.existsSync`,
-    `  const join: typeof Path.join, resolve: typeof Path.resolve`,
-    `  const SessionManager: typeof PiSessionManager`,
     `  const pi: ExtensionAPI`,
     `}`,
     `export {}`,

@@ -10,21 +10,11 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { dirname, join, resolve } from 'node:path'
 import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import * as api from '../environment/index.js'
 import { PI_LINE } from '../src/pi/index.js'
 import { ROOT, runVitest, type VitestReport } from './support/consumer.js'
-import { type Block, blocksOf, nameOf, PAGES } from './support/docs-blocks.js'
+import { type Block, blocksOf, IN_SCOPE, nameOf, PAGES } from './support/docs-blocks.js'
 
 const RUN = PAGES.filter((page) => page !== 'README.md').flatMap(blocksOf).filter((block) => block.info === 'ts')
-
-/** The names a block may use without importing them, as test/docs-examples.test.ts declares them, by module. */
-const PRELUDE: Record<string, string[]> = {
-  vitest: ['expect', 'it', 'describe', 'vi', 'inject', 'beforeAll', 'afterAll', 'beforeEach', 'afterEach'],
-  'vitest-environment-pi': Object.keys(api).filter((name) => name !== 'default' && name !== 'test'),
-  'node:fs': ['readFileSync', 'writeFileSync', 'existsSync'],
-  'node:path': ['join', 'resolve'],
-  '@earendil-works/pi-coding-agent': ['SessionManager'],
-}
 
 /** What the block's top level imports or declares, which its prelude must then leave out. */
 function ownNames(source: ts.SourceFile): Set<string> {
@@ -45,10 +35,10 @@ function ownNames(source: ts.SourceFile): Set<string> {
 
 const parse = (text: string) => ts.createSourceFile('block.ts', text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS)
 
-/** The imports of the prelude's names that the block and its unseen code do not import or declare themselves. */
+/** The imports of the names in scope (IN_SCOPE) that the block and its unseen code do not import or declare themselves. */
 function preludeOf(text: string, before: string): string {
   const own = new Set([...ownNames(parse(text)), ...ownNames(parse(before))])
-  return Object.entries(PRELUDE)
+  return Object.entries(IN_SCOPE)
     .flatMap(([module, names]) => {
       const needed = names.filter((name) => !own.has(name))
       return needed.length > 0 ? [`import { ${needed.join(', ')} } from '${module}'`] : []

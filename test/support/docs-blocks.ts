@@ -4,8 +4,24 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import * as api from '../../environment/index.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/**
+ * What a block may use without importing it, as in a test file of these pages, by module: Vitest's test API,
+ * every value the package exports, Node's `readFileSync`/`writeFileSync`/`existsSync` and `join`/`resolve`, and
+ * Pi's `SessionManager`. A block's own imports and declarations shadow these. (A session `t`, a temp `dir` and
+ * `pi`, an extension factory's `ExtensionAPI`, come with them: test/docs-examples.test.ts declares them, and
+ * test/docs-run.test.ts makes them where a block uses them.)
+ */
+export const IN_SCOPE: Record<string, string[]> = {
+  vitest: ['expect', 'it', 'describe', 'vi', 'inject', 'beforeAll', 'afterAll', 'beforeEach', 'afterEach'],
+  'vitest-environment-pi': Object.keys(api).filter((name) => name !== 'default' && name !== 'test'),
+  'node:fs': ['readFileSync', 'writeFileSync', 'existsSync'],
+  'node:path': ['join', 'resolve'],
+  '@earendil-works/pi-coding-agent': ['SessionManager'],
+}
 
 export const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
 
