@@ -265,9 +265,13 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
       registry.reset()
       for (const key of THEME_KEYS) delete (globalThis as Record<symbol, unknown>)[key]
     },
-    // 1.x's interactive mode builds the main-screen TUI unless the user asks for fullscreen.
-    createTui: (piTui, terminal) =>
-      new (piTui as unknown as typeof import('@earendil-works/pi-tui')).TuiMainScreen(terminal as never) as unknown as ReturnType<PiAdapter['createTui']>,
+    // 1.x's interactive mode builds the main-screen TUI unless the user asks for fullscreen; releases before
+    // the main screen (0.74 to 0.8x) have the one TUI class.
+    createTui(piTui, terminal) {
+      const tui = piTui as unknown as typeof import('@earendil-works/pi-tui') & { TUI?: typeof import('@mariozechner/pi-tui').TUI }
+      const Screen = tui.TuiMainScreen ?? tui.TUI
+      return new Screen(terminal as never) as unknown as ReturnType<PiAdapter['createTui']>
+    },
     // 1.x builds its system prompt when a run starts, not while the session is made: nothing to hand it.
     packageDir: () => undefined,
     ...interactive,
