@@ -206,7 +206,6 @@ describe('a child with network variables of its own', () => {
 
   // In a process of its own, guarded by the built guard: one loaded from TypeScript cannot be preloaded.
   it('is a Node whose own NODE_OPTIONS are kept, and the guard is preloaded beside them', () => {
-    // CommonJS: the proxy's worker takes the process's flags, and `--input-type=module` would make its code a module.
     const script = `
       import('./dist/src/isolation/network-guard.js').then(({ guardNetwork }) => {
         guardNetwork(() => {})

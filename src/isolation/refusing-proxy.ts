@@ -38,7 +38,10 @@ export function refusingProxy(listener: (request: ProxyRequest) => void): Proxy 
 function start(listener: (request: ProxyRequest) => void): Proxy {
   const shared = new Int32Array(new SharedArrayBuffer(4))
   const { port1: asked, port2 } = new MessageChannel()
-  const worker = new Worker(PROXY_CODE, { eval: true, workerData: { shared, asked: port2 }, transferList: [port2], [UNGUARDED_WORKER]: true } as object)
+  // None of the process's flags: `--input-type=module` (from `node --input-type=module -e`, or NODE_OPTIONS) would
+  // make PROXY_CODE a module without `require`, and preloads have no business in this thread.
+  const execArgv = ['--input-type=commonjs']
+  const worker = new Worker(PROXY_CODE, { eval: true, execArgv, workerData: { shared, asked: port2 }, transferList: [port2], [UNGUARDED_WORKER]: true } as object)
   asked.on('message', listener)
   asked.unref()
   worker.unref()

@@ -133,6 +133,15 @@ describe('a child process, which gets the guard for any Node it runs', () => {
     }
   })
 
+  // Its own child, with an environment of its own (no proxy of this process's), makes it start its proxy.
+  it('guards node --input-type=module --eval, which starts children of its own', () => {
+    releases.push(guardNetwork())
+    const script = `import { execFileSync } from 'node:child_process'; process.stdout.write(execFileSync(process.execPath, ['-e', ${JSON.stringify(CHILD)}], { env: { PATH: process.env.PATH } }))`
+    const child = spawnSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8' })
+    expect(child.stderr).toBe('')
+    expect(lastLine(child.stdout)).toEqual(GUARDED)
+  })
+
   it('guards Node that a shell command runs, also with an environment of its own', async () => {
     releases.push(guardNetwork())
     const command = `${JSON.stringify(process.execPath)} -e '${CHILD}'`
