@@ -1,11 +1,12 @@
 // Which child processes the network guard refuses at the spawn, as a pure decision on the argv
 // (test/network-children.test.ts starts them for real).
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { guardedEnvironment } from '../src/isolation/network-children.js'
+import { guardNetwork } from '../src/isolation/network-guard.js'
 import { refusedProgram, removeRefusedProgramsDirs } from '../src/isolation/network-programs.js'
 
 describe('refusedProgram', () => {
@@ -34,8 +35,26 @@ describe('refusedProgramsDir', () => {
       process.stdout.write(JSON.stringify({ made, after: existsSync(dir) }))
       process.kill(process.pid, 'SIGKILL') // as a pool ends a worker: no exit event
     `
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
-    expect(JSON.parse(child.stdout), child.stderr).toEqual({ made: true, after: false })
+    // The kill comes before the file home's removal in the background: the child's temp dir is removed here.
+    const tmp = mkdtempSync(join(tmpdir(), 'stand-ins-isolation-'))
+    try {
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '', TMPDIR: tmp } })
+      expect(JSON.parse(child.stdout), child.stderr).toEqual({ made: true, after: false })
+    } finally {
+      rmSync(tmp, { recursive: true, force: true })
+    }
+  })
+
+  it('removes the stand-ins when the last guard is released, as a test that guards its own body ends', () => {
+    const release = guardNetwork()
+    let standIns: string
+    try {
+      standIns = execFileSync('/bin/sh', ['-c', 'echo "$PATH"'], { encoding: 'utf8' }).split(':')[0]!
+      expect(existsSync(join(standIns, 'nc'))).toBe(true)
+    } finally {
+      release()
+    }
+    expect(existsSync(standIns)).toBe(false)
   })
 
   // A guarded child that a pool or a test kills never removes what it made: it uses its parent's stand-ins.

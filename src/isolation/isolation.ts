@@ -11,7 +11,6 @@ import { globalSlot } from '../shared/global-slot.js'
 import { aliveSessions, currentSession, markAlive, type SessionScope } from '../shared/session-context.js'
 import { guardLateTimers } from './late-timers.js'
 import { guardNetwork } from './network-guard.js'
-import { removeRefusedProgramsDirs } from './network-programs.js'
 import { releaseTempDir, takeTempDirSync } from './temp-dirs.js'
 
 export interface Isolation {
@@ -77,7 +76,6 @@ function openIsolation(): ActiveIsolation {
     restore: () => {
       releaseHttp()
       releaseNetwork()
-      removeRefusedProgramsDirs()
       restoreHomedir()
       restoreEnv()
       releaseTempDir(home)

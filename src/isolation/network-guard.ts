@@ -7,6 +7,7 @@ import { builtinExportsChanged, syncBuiltinExports } from '../shared/builtin-exp
 import { childProcessSites } from './network-children.js'
 import { dnsSites } from './network-dns.js'
 import { guards, refuse, type Guard, type Method, type Site } from './network-policy.js'
+import { removeRefusedProgramsDirs } from './network-programs.js'
 import { socketSites } from './network-sockets.js'
 import { UNGUARDED_WORKER } from './refusing-proxy.js'
 
@@ -47,6 +48,7 @@ let unpatchTimer: ReturnType<typeof later> | undefined
  * - a Worker starts with this guard preloaded (`--import`, or loaded first by the code of an `eval` one), for
  *   its whole life;
  * - a child process gets the guard in NODE_OPTIONS: any Node it runs is guarded for its whole life.
+ * The stand-ins for refused programs that children found first on PATH are removed when no guard is held.
  * Host names are never resolved to decide. Guards nest: the patches stay until every returned release has
  * been called; 100 ms later (unless a guard is taken again) they put back exactly the properties they
  * replaced, passing everything meanwhile.
@@ -69,6 +71,9 @@ export function guardNetwork(onBlocked?: (target: string) => void): () => void {
   return () => {
     guards.delete(guard)
     held.delete(guard)
+    // No child is started guarded until a guard is taken again, which makes them anew: a worker that its pool
+    // ends never reaches the `exit` event that would remove them.
+    if (guards.size === 0) removeRefusedProgramsDirs()
     if (held.size > 0 || patches.size === 0 || unpatchTimer !== undefined) return
     unpatchTimer = later(unpatch, LINGER_MS)
     unpatchTimer.unref?.()

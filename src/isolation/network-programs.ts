@@ -68,8 +68,9 @@ const standIns = globalSlot('refused-program-dirs', () => {
 })
 
 /**
- * Removes the stand-in dirs, when the last user of the isolation leaves it (a test file's end): a Vitest worker
- * ended by its pool never reaches the `exit` event. A later child gets them made again.
+ * Removes the stand-in dirs, when the last network guard is released (a session's or a test file's end, a test
+ * that guarded its own body): a Vitest worker ended by its pool never reaches the `exit` event. A later child
+ * gets them made again.
  */
 export function removeRefusedProgramsDirs(): void {
   const dirs = standIns.get()
