@@ -1,9 +1,9 @@
 // auditGuard runs the corpus through Pi's real tool-call path; its matchers say what got through and what was
 // over-blocked. Run on both Pi lines.
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
 import { auditGuard, CorpusError, defaultCorpus, extendCorpus, loadCorpusFile, type AuditCorpus } from '../environment/index.js'
 import { failureOf } from './support/failure-of.js'
@@ -207,6 +207,7 @@ describe('the corpus', () => {
 
   it('loads a category file, naming the file and the JSON pointer of a mistake', () => {
     const dir = mkdtempSync(join(tmpdir(), 'corpus-'))
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
     const file = join(dir, 'deploys.json')
     writeFileSync(file, JSON.stringify({ id: 'deploys', title: 'Deploys', dangerous: [], benign: [{ id: 'dry', call: { tool: 'bash', input: { command: 'make -n deploy' } }, why: 'dry run' }] }))
     expect(() => loadCorpusFile(file)).toThrow(CorpusError)
