@@ -53,10 +53,12 @@ function guardSpawn(next: Method, preload: string | undefined): Method {
       const child: Child = { command: commandLine(args), scope, stack: new Error().stack }
       const refused = refusedProgram(file, args, allowed)
       if (refused !== undefined) throw report(child, `${refused}, which reaches the network without a proxy, in the child process \`${child.command}\`; it was not started`)
-      // A guarded child's own children keep its proxy: the test's process runs it, and knows whose child it was.
-      const inherited = spawning.envPairs.find((pair) => pair.startsWith('http_proxy='))?.slice('http_proxy='.length)
-      const proxy = inherited !== undefined && OUR_PROXY.test(inherited) ? undefined : refusingProxy(proxyAsked)
-      const url = proxy === undefined ? inherited! : `http://${remember(child)}:refused@127.0.0.1:${proxy.port}`
+      // A guarded child's own children keep its proxy, also when given an environment of their own: the test's
+      // process runs that proxy and knows whose child it was (a proxy of the child's would refuse unheard).
+      const given = spawning.envPairs.find((pair) => pair.startsWith('http_proxy='))?.slice('http_proxy='.length)
+      const inherited = [given, process.env.http_proxy].find((url) => url !== undefined && OUR_PROXY.test(url))
+      const proxy = inherited === undefined ? refusingProxy(proxyAsked) : undefined
+      const url = inherited ?? `http://${remember(child)}:refused@127.0.0.1:${proxy!.port}`
       spawning.envPairs = guardedEnvironment(spawning.envPairs, preload, url, allowed)
       // What the child asked the proxy is reported before its exit is seen, or before spawnSync returns.
       if (proxy !== undefined && this instanceof ChildProcess) this.once('exit', proxy.drain)

@@ -115,7 +115,10 @@ describe('a child process, which gets the guard for any Node it runs', () => {
     expect(lastLine(output)).toEqual(GUARDED)
   })
 
-  it("reports to this process what a guarded child's own child asks of the proxy, naming the child", () => {
+  it.each([
+    ['its environment', ''],
+    ['an environment of its own', ', env: { PATH: process.env.PATH, FAKE_PROGRAM_LOG: process.env.FAKE_PROGRAM_LOG }'],
+  ])("reports to this process what a guarded child's own child with %s asks of the proxy, naming the child", (_, ownEnvironment) => {
     const blocked: string[] = []
     releases.push(guardNetwork((target) => blocked.push(target)))
     // A stand-in curl (test/support/fake-network-program.mjs) that asks the proxy and never connects beyond loopback.
@@ -124,7 +127,7 @@ describe('a child process, which gets the guard for any Node it runs', () => {
       const fake = fileURLToPath(new URL('../support/fake-network-program.mjs', import.meta.url))
       writeFileSync(join(bin, 'curl'), `#!/bin/sh\nexec '${process.execPath}' '${fake}' curl "$@"\n`, { mode: 0o755 })
       const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, FAKE_PROGRAM_LOG: join(bin, 'calls.jsonl') }
-      const script = `require("node:child_process").execSync("curl -sS https://example.com/", { stdio: "ignore" })`
+      const script = `require("node:child_process").execSync("curl -sS https://example.com/", { stdio: "ignore"${ownEnvironment} })`
       spawnSync(process.execPath, ['-e', script], { env })
       expect(blocked).toEqual([expect.stringMatching(/^example\.com:443, asked of the proxy that child processes get by curl\/1\.0 in the child process `\S+ -e "require/)])
       expect(readFileSync(join(bin, 'calls.jsonl'), 'utf8')).toContain('"program":"curl"')
@@ -133,10 +136,11 @@ describe('a child process, which gets the guard for any Node it runs', () => {
     }
   })
 
-  // Its own child, with an environment of its own (no proxy of this process's), makes it start its proxy.
+  // A process that takes the guard itself (a guarded child would hand on this process's proxy) starts its own
+  // proxy for its first child.
   it('guards node --input-type=module --eval, which starts children of its own', () => {
-    releases.push(guardNetwork())
-    const script = `import { execFileSync } from 'node:child_process'; process.stdout.write(execFileSync(process.execPath, ['-e', ${JSON.stringify(CHILD)}], { env: { PATH: process.env.PATH } }))`
+    const guard = new URL('../../dist/src/isolation/network-guard.js', import.meta.url).href
+    const script = `import { execFileSync } from 'node:child_process'; import { guardNetwork } from ${JSON.stringify(guard)}; guardNetwork(); process.stdout.write(execFileSync(process.execPath, ['-e', ${JSON.stringify(CHILD)}]))`
     const child = spawnSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8' })
     expect(child.stderr).toBe('')
     expect(lastLine(child.stdout)).toEqual(GUARDED)
