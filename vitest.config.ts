@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
-import { piResolveAliases } from './environment/plugin.js'
+import { piResolveAliases, usePiBundle } from './environment/plugin.js'
 
 // The files that pack the package, install it, start `pi`, or start a Vitest or npm install of their own: minutes each
 // on a loaded 2-core machine. They are the `e2e` project (`npm run test:e2e`); `npm test` runs `unit`,
@@ -20,6 +20,9 @@ const END_TO_END = [
   'test/cli-init.test.ts',
   'test/sandbox/**/*.test.ts',
 ]
+
+// The workers import Pi from its bundle, as pi()'s do (test/pi-bundle.test.ts runs Pi's own files too).
+await usePiBundle()
 
 export default defineConfig({
   // The suite imports Pi by the 0.73 names; on the current line they load the running Pi, as pi() does.

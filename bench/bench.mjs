@@ -532,12 +532,20 @@ try {
     log(`(g) process session: ${times.harness.map((ms) => ms.toFixed(0)).join(', ')} ms; bare pi --mode rpc: ${times.bare.map((ms) => ms.toFixed(0)).join(', ')} ms`)
   }
 
-  // ---------- (e) a suite of 20 files × 5 sessions: default isolation against pi({ isolate: false }) ----------
+  // ---------- (e) a suite of 20 files × 5 sessions: default isolation from the bundle of Pi and from Pi's own files, isolate: false ----------
   if (only.has('e') && side === 'both') {
     const { runIsolationScenario } = await import('./lib/vitest-suite.mjs')
-    const e = await runIsolationScenario(join(cacheDir, 'suite'), { ...SUITE, log })
-    results.e = { ...e, isolatedMs: median(e.wall.isolated), sharedMs: median(e.wall.shared) }
-    log(`(e) median wall: default isolation ${results.e.isolatedMs.toFixed(0)} ms, isolate: false ${results.e.sharedMs.toFixed(0)} ms`)
+    const { ensurePiBundle } = await import('../dist/src/pi/bundle.js')
+    // The one-time cost: the bundle this Pi's runs use, removed and built again.
+    const buildBundle = async () => {
+      rmSync(await ensurePiBundle(PI_LINE), { recursive: true, force: true })
+      const started = now()
+      await ensurePiBundle(PI_LINE)
+      return now() - started
+    }
+    const e = await runIsolationScenario(join(cacheDir, 'suite'), { ...SUITE, log, buildBundle })
+    results.e = { ...e, ms: Object.fromEntries(Object.entries(e.wall).map(([name, walls]) => [name, median(walls)])) }
+    log(`(e) median wall: ${Object.entries(results.e.ms).map(([name, ms]) => `${name} ${ms.toFixed(0)} ms`).join(', ')}; bundle built in ${e.buildMs.toFixed(0)} ms`)
   }
 } finally {
   rmSync(bareRoot, { recursive: true, force: true })
@@ -599,9 +607,17 @@ if (results.d) {
 }
 
 if (results.e) {
-  // Here the two columns are the harness's two modes, and the ratio is the speed-up of isolate: false.
-  const ratio = results.e.isolatedMs / results.e.sharedMs
-  row(`(e) ${results.e.files} files × ${results.e.sessions} sessions, wall: default isolation vs isolate: false`, results.e.isolatedMs, results.e.sharedMs, 'ratio ≥ 5', ratio >= 5)
+  // Here the two columns are two ways of the harness: the first the default, the second what it is measured against.
+  const { ms, files, sessions } = results.e
+  const goal = PI_LINE.scope === '@earendil-works' ? 0.5 : 0.7
+  row(`(e) ${files} files × ${sessions} sessions, default isolation, wall: bundle of Pi vs Pi's own files`, ms.bundled, ms.unbundled, `ratio ≤ ${goal}`, ms.bundled / ms.unbundled <= goal)
+  row(`(e) … isolate: false vs default isolation (bundle)`, ms.shared, ms.bundled, 'info', undefined)
+  row(`(e) … one-time: building the bundle (a project's first run, a changed Pi)`, results.e.buildMs, undefined, 'info', undefined)
+  // Where a file's time goes, per file of the run (2 files at a time on 2 workers): wall / files.
+  const perFile = (name) => ms[name] / files
+  row(`(e) per file: Vitest's own (a trivial test, no environment)`, perFile('floor'), undefined, 'info', undefined)
+  row(`(e) per file: + the environment's setup and Pi's import`, perFile('emptyBundled') - perFile('floor'), perFile('emptyUnbundled') - perFile('floor'), 'info', undefined)
+  row(`(e) per file: + ${sessions} sessions`, perFile('bundled') - perFile('emptyBundled'), perFile('unbundled') - perFile('emptyUnbundled'), 'info', undefined)
 }
 
 if (results.f) {

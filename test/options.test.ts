@@ -105,13 +105,13 @@ describe('pi({ ... }) and the per-file options check theirs the same way', () =>
     expect(() => pi({ isolate: 'no' } as never)).toThrow('pi({ ... }): option "isolate" must be a boolean, got "no" (a string)')
   })
 
-  it("names environmentOptions.pi for the config's per-file options", () => {
-    const config = pi().config as (config: object) => void
-    expect(() => config({ test: { environmentOptions: { pi: { tools: 'bash' } } } })).toThrow(
+  it("names environmentOptions.pi for the config's per-file options", async () => {
+    const config = pi().config as (config: object) => Promise<void>
+    await expect(config({ test: { environmentOptions: { pi: { tools: 'bash' } } } })).rejects.toThrow(
       new TypeError('environmentOptions.pi: option "tools" must be an array of tool names, got "bash" (a string)'),
     )
     // A docblock or a config holds paths only, never factories.
-    expect(() => config({ test: { environmentOptions: { pi: { extensions: [() => {}] } } } })).toThrow(
+    await expect(config({ test: { environmentOptions: { pi: { extensions: [() => {}] } } } })).rejects.toThrow(
       'environmentOptions.pi: option "extensions[0]" must be an extension path (a string), got a function',
     )
   })

@@ -1,30 +1,50 @@
 // Scenario (e): a generated suite of many small files, each a few standard-scenario sessions, run by
-// `vitest run` through the built pi() plugin twice: with Vitest's default per-file isolation (each file
-// imports Pi again) and with pi({ isolate: false }) (one import per worker, the harness resets between files).
+// `vitest run` through the built pi() plugin: with Vitest's default per-file isolation (each file imports Pi
+// again) from the bundle of Pi (the default) and from Pi's own files (pi({ bundlePi: false }), the path before
+// the bundle), and with pi({ isolate: false }) (one import per worker, the harness resets between files).
+// Where a file's time goes: the same files with a trivial test each, in plain Vitest (the floor) and in the
+// pi environment from either path (its setup and Pi's import, without a session).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { harnessTest, runVitest } from './vitest-file.mjs'
 
 // Each file is scenario (c)'s harness file, with fewer tests.
 const suiteFile = harnessTest
+const trivialFile = `import { expect, test } from 'vitest'\ntest('nothing', () => expect(1).toBe(1))\n`
 
-const config = (pluginOptions) => `import { defineConfig } from 'vitest/config'
+const config = (plugin, include) => `import { defineConfig } from 'vitest/config'
 import { pi } from 'vitest-environment-pi/plugin'
 
-export default defineConfig({ plugins: [pi(${pluginOptions})], test: { include: ['suite/*.test.mjs'] } })
+export default defineConfig({ plugins: [${plugin}], test: { include: ['${include}/*.test.mjs'] } })
 `
 
-/** Generates the suite and both configs in `dir`; runs them `rounds` times, alternating which goes first. */
-export async function runIsolationScenario(dir, { files = 20, sessions = 5, rounds = 3, log = () => {} } = {}) {
-  mkdirSync(join(dir, 'suite'), { recursive: true })
-  for (let i = 1; i <= files; i++) writeFileSync(join(dir, 'suite', `file-${String(i).padStart(2, '0')}.test.mjs`), suiteFile(sessions))
-  writeFileSync(join(dir, 'isolated.config.mjs'), config(''))
-  writeFileSync(join(dir, 'shared.config.mjs'), config('{ isolate: false }'))
-  const wall = { isolated: [], shared: [] }
-  for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? ['isolated', 'shared'] : ['shared', 'isolated']
-    for (const name of order) wall[name].push((await runVitest(dir, name, {}, files * sessions)).wallMs)
-    log(`(e) round ${round + 1}: default isolation ${wall.isolated.at(-1).toFixed(0)} ms, isolate: false ${wall.shared.at(-1).toFixed(0)} ms`)
+/** Each configuration: its plugin line and the files it runs. */
+const CONFIGS = {
+  bundled: ['pi()', 'suite'],
+  unbundled: ['pi({ bundlePi: false })', 'suite'],
+  shared: ['pi({ isolate: false })', 'suite'],
+  floor: ['', 'trivial'],
+  emptyBundled: ['pi()', 'trivial'],
+  emptyUnbundled: ['pi({ bundlePi: false })', 'trivial'],
+}
+
+/**
+ * Generates the suites and configs in `dir`; runs each `rounds` times, in a rotating order. `buildBundle`
+ * builds the bundle of Pi from nothing and says how long it took: the one-time cost of a run that finds none.
+ */
+export async function runIsolationScenario(dir, { files = 20, sessions = 5, rounds = 3, log = () => {}, buildBundle } = {}) {
+  for (const [folder, text] of [['suite', suiteFile(sessions)], ['trivial', trivialFile]]) {
+    mkdirSync(join(dir, folder), { recursive: true })
+    for (let i = 1; i <= files; i++) writeFileSync(join(dir, folder, `file-${String(i).padStart(2, '0')}.test.mjs`), text)
   }
-  return { files, sessions, rounds, wall }
+  for (const [name, [plugin, include]] of Object.entries(CONFIGS)) writeFileSync(join(dir, `${name}.config.mjs`), config(plugin, include))
+  const buildMs = await buildBundle()
+  const names = Object.keys(CONFIGS)
+  const wall = Object.fromEntries(names.map((name) => [name, []]))
+  for (let round = 0; round < rounds; round++) {
+    const order = [...names.slice(round % names.length), ...names.slice(0, round % names.length)]
+    for (const name of order) wall[name].push((await runVitest(dir, name, {}, files * (CONFIGS[name][1] === 'suite' ? sessions : 1))).wallMs)
+    log(`(e) round ${round + 1}: ${names.map((name) => `${name} ${wall[name].at(-1).toFixed(0)} ms`).join(', ')}`)
+  }
+  return { files, sessions, rounds, wall, buildMs }
 }

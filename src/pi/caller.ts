@@ -1,6 +1,7 @@
 // Who made a model call, from the call stack at the moment it was made: the first frame in one of the
 // session's extension files (an `index` file's folder counts as its own, for the helpers beside it).
 import { basename, dirname } from 'node:path'
+import { PI_COMPACTION_CHUNK } from './bundle.js'
 
 /** Where a caller's stack rides along a model call's options, past Pi's own awaits (1.x's model runtime). */
 export const CALLER_STACK = Symbol.for('vitest-environment-pi:caller-stack')
@@ -35,8 +36,11 @@ export function extensionOnStack(stack: string | undefined, paths: readonly stri
  * Whether Pi itself made the call: its compaction and branch summary ask the model through pi-ai on 0.73,
  * where 1.x hands them the agent's stream function. No extension of `paths` is on the stack.
  */
+// Pi's compaction code: its own files, or the run's bundle's chunk of them.
+const PI_COMPACTION = new RegExp(`pi-coding-agent/dist/core/compaction/|/chunks/${PI_COMPACTION_CHUNK}-[^/]+\\.mjs`)
+
 export function askedByPi(stack: string | undefined, paths: readonly string[]): boolean {
   const frames = (stack ?? '').split('\n').slice(1)
   const files = paths.filter((path) => !path.startsWith('<'))
-  return frames.some((frame) => /pi-coding-agent\/dist\/core\/compaction\//.test(frame)) && !frames.some((frame) => files.some((path) => frame.includes(path)))
+  return frames.some((frame) => PI_COMPACTION.test(frame)) && !frames.some((frame) => files.some((path) => frame.includes(path)))
 }

@@ -134,15 +134,36 @@ export function piLineAliases(line: PiLineInfo): Record<string, string> {
   return aliases
 }
 
+type Exported = string | { import?: Exported; default?: Exported } | undefined
+
+/** The file Node's `import` takes from an `exports` value (a string, or `import`/`default` conditions, nested). */
+function importTarget(target: Exported): string | undefined {
+  return typeof target === 'string' || target === undefined ? target : importTarget(target.import ?? target.default)
+}
+
+/**
+ * The file Node imports for `specifier` (a package name, with or without a subpath) from `fromDir`: the
+ * package found as Node finds it, its `exports` entry under the `import` condition. Undefined when the
+ * package is not installed there or does not export the subpath.
+ */
+export function entryFileFrom(fromDir: string, specifier: string): string | undefined {
+  const parts = specifier.split('/')
+  const name = parts.slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
+  const subpath = ['.', ...parts.slice(name.split('/').length)].join('/')
+  const dir = packageDirFrom(fromDir, name)
+  if (dir === undefined) return undefined
+  const { exports, main } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { exports?: string | Record<string, Exported>; main?: string }
+  if (exports === undefined) return subpath === '.' ? join(dir, main ?? 'index.js') : join(dir, subpath)
+  const file = typeof exports === 'string' ? (subpath === '.' ? exports : undefined) : importTarget(exports[subpath])
+  return file === undefined ? undefined : join(dir, file)
+}
+
 /** The file of pi-ai's root entry as the line's coding agent finds pi-ai (an ES module: its `import` export). */
 export function piAiEntryOf(line: PiLineInfo): string {
   const name = `${line.scope}/pi-ai`
-  const dir = packageDirFrom(line.packageDir, name)
-  if (dir === undefined) throw new Error(`${name} is not installed where ${line.packageName} finds it (${line.packageDir})`)
-  const { exports, main } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { exports?: { '.'?: string | { import?: string; default?: string } }; main?: string }
-  const root = exports?.['.']
-  const file = typeof root === 'string' ? root : (root?.import ?? root?.default ?? main ?? 'index.js')
-  return join(dir, file)
+  const file = entryFileFrom(line.packageDir, name)
+  if (file === undefined) throw new Error(`${name} is not installed where ${line.packageName} finds it (${line.packageDir})`)
+  return file
 }
 
 /**

@@ -2,8 +2,10 @@
 // way Pi's loader does, so a sandbox sees what a user of the package would see.
 import { createRequire } from 'node:module'
 import { isAbsolute, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { DISCOVER_NOTHING, PI_LINE, PiResourceLoader, PiSettings } from './running-line.js'
 import { PI_CORE_ENTRIES, PI_SCOPES, piLineAliases } from './line.js'
+import { piFile } from './bundled.js'
 
 export interface LoadedPackage {
   /** Extension files Pi loaded, relative to the package directory. */
@@ -79,7 +81,8 @@ export function piModuleLoader(): (absolutePath: string) => Promise<Record<strin
   const targets = [...PI_SPECIFIERS.map((s): [string, string] => [s, lineAliases[s] ?? s]), ...TYPEBOX]
   for (const [specifier, target] of targets) {
     const resolved = isAbsolute(target) ? target : resolver.esmResolve(target, { try: true })
-    if (resolved) alias[specifier] = resolved
+    // Pi's modules are the worker's: the bundle's files where the run built one.
+    if (resolved) alias[specifier] = piFile(PI_LINE, resolved.startsWith('file:') ? fileURLToPath(resolved) : resolved)
   }
   const jiti = createJiti(packageJson, { fsCache: false, moduleCache: false, alias })
   return async (absolutePath) => (await jiti.import(absolutePath)) as Record<string, unknown>

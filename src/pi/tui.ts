@@ -1,13 +1,11 @@
 // Pi's terminal UI for the components an extension shows (ctx.ui.custom(), widget factories), on a
 // terminal of a fixed size kept in memory: the running line's pi-tui, the TUI its interactive mode builds,
 // and the theme and keybindings that mode hands a component's factory.
-import { createRequire } from 'node:module'
-import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import ansiRegex from 'ansi-regex'
 import type { KeybindingsManager, Theme } from '@mariozechner/pi-coding-agent'
 import type { Component, OverlayHandle, OverlayOptions, Terminal, TUI } from '@mariozechner/pi-tui'
 import { adapter, currentTheme, PI_LINE } from './running-line.js'
+import { importPiEntry, importPiFile } from './bundled.js'
 
 type PiTuiModule = typeof import('@mariozechner/pi-tui')
 
@@ -63,11 +61,9 @@ export function preloadTui(): Promise<void> {
 // pi-tui is a dependency of the coding agent, not a peer of this package: it is found from the coding
 // agent, so the TUI and the extension's own `@…/pi-tui` imports are one module instance.
 async function load(): Promise<Loaded> {
-  const require = createRequire(join(PI_LINE.packageDir, 'package.json'))
-  const piTui = (await import(pathToFileURL(require.resolve(`${PI_LINE.scope}/pi-tui`)).href)) as PiTuiModule
+  const piTui = await importPiEntry<PiTuiModule>(PI_LINE, 'pi-tui')
   // Pi's app keybindings are not exported by name; its interactive mode builds them from this module.
-  const file = pathToFileURL(join(PI_LINE.packageDir, 'dist/core/keybindings.js')).href
-  const { KeybindingsManager } = (await import(file)) as { KeybindingsManager: new () => KeybindingsManager }
+  const { KeybindingsManager } = (await importPiFile<{ KeybindingsManager: new () => KeybindingsManager }>(PI_LINE, 'dist/core/keybindings.js'))!
   // The defaults: the session's agent dir holds no keybindings.json.
   const keybindings = new KeybindingsManager()
   // As the interactive mode does: pi-tui's own components (SelectList, Editor) read the global ones.

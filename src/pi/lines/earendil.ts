@@ -5,21 +5,24 @@
 // found by feature, never by version, so Pi is imported as a namespace (a named import of a missing
 // export fails to link) and typed by the newest release's declarations, or by 0.73's where an older
 // release kept 0.73's API.
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import * as Pi from '@earendil-works/pi-coding-agent'
-import type { AgentSession, ExtensionRunner, ExtensionUIContext } from '@earendil-works/pi-coding-agent'
-import * as PiAi from '@earendil-works/pi-ai'
+import type * as PiModule from '@earendil-works/pi-coding-agent'
+import type { AgentSession, ExtensionRunner, ExtensionUIContext, ModelRuntime } from '@earendil-works/pi-coding-agent'
+import type * as PiAiModule from '@earendil-works/pi-ai'
 import type { Model } from '@earendil-works/pi-ai'
 import type * as PiAi073 from '@mariozechner/pi-ai'
 import type { Context } from '@mariozechner/pi-ai'
 import type * as PiAiOAuth073 from '@mariozechner/pi-ai/oauth'
 import type { ExtensionUIContext as HarnessUIContext } from '@mariozechner/pi-coding-agent'
 import type { PiAdapter, PiExports } from '../adapter.js'
-import type { PiLineInfo } from '../line.js'
+import { findPiLine, type PiLineInfo } from '../line.js'
+import { importPiEntry, importPiFile } from '../bundled.js'
 import { authStorageModelServices, type AuthStorageClasses } from './auth-storage-models.js'
 import { CALLER_STACK, callerStack } from '../caller.js'
+
+// Pi's modules, from the run's bundle of Pi where it built one (findPiLine gives the line running-line.ts found).
+const running = findPiLine()
+const Pi = await importPiEntry<typeof PiModule>(running, 'pi-coding-agent')
+const PiAi = await importPiEntry<typeof PiAiModule>(running, 'pi-ai')
 
 // Pi 1.x writes its theme under both scopes' keys, so extensions built for either find it.
 const THEME_KEYS = [Symbol.for('@earendil-works/pi-coding-agent:theme'), Symbol.for('@mariozechner/pi-coding-agent:theme')]
@@ -34,7 +37,7 @@ export const everyUIMember: [MissingUIMembers] extends [never] ? true : MissingU
  * The runtime's catalog, replaced by exactly `models`, each with a key: extensions see them through
  * `ctx.modelRegistry` (built on the runtime), and the session switches between them without a login.
  */
-function listModels(runtime: Pi.ModelRuntime, models: Model<string>[]): void {
+function listModels(runtime: ModelRuntime, models: Model<string>[]): void {
   const ofProvider = (provider?: string) => models.filter((m) => provider === undefined || m.provider === provider)
   const listed = new Set(models.map((m) => m.provider))
   const configured = runtime.hasConfiguredAuth.bind(runtime)
@@ -51,7 +54,7 @@ function listModels(runtime: Pi.ModelRuntime, models: Model<string>[]): void {
 const legacyServices = Pi as unknown as Partial<AuthStorageClasses>
 
 /** Providers without credentials, as Pi sees them with none stored or set and none in the environment. */
-function withholdCredentials(runtime: Pi.ModelRuntime, withheld: ReadonlySet<string>): void {
+function withholdCredentials(runtime: ModelRuntime, withheld: ReadonlySet<string>): void {
   const { getAuth, checkAuth, hasConfiguredAuth, getProviderAuthStatus, getAvailable, getAvailableSnapshot } = runtime
   const providerOf = (target: string | { provider: string }) => (typeof target === 'string' ? target : target.provider)
   runtime.getAuth = ((target: Parameters<typeof getAuth>[0], overrides) =>
@@ -71,16 +74,16 @@ function withholdCredentials(runtime: Pi.ModelRuntime, withheld: ReadonlySet<str
  * harness creates it; Pi still refreshes whenever it asks (`getAvailable()`, an extension's own
  * `registerProvider`).
  */
-function registerWithoutRefresh(runtime: Pi.ModelRuntime, provider: string, config: Parameters<Pi.ModelRuntime['registerProvider']>[1]): void {
+function registerWithoutRefresh(runtime: ModelRuntime, provider: string, config: Parameters<ModelRuntime['registerProvider']>[1]): void {
   const own = Object.getOwnPropertyDescriptor(runtime, 'refresh')
-  const skipped: Pick<Pi.ModelRuntime, 'refresh'> = { refresh: async () => ({ aborted: false, errors: new Map() }) }
+  const skipped: Pick<ModelRuntime, 'refresh'> = { refresh: async () => ({ aborted: false, errors: new Map() }) }
   Object.assign(runtime, skipped)
   try {
     runtime.registerProvider(provider, config)
   } finally {
     // Back to what it was: the prototype's method, or an own one where a release defines it so.
     if (own) Object.defineProperty(runtime, 'refresh', own)
-    else delete (runtime as Partial<Pick<Pi.ModelRuntime, 'refresh'>>).refresh
+    else delete (runtime as Partial<Pick<ModelRuntime, 'refresh'>>).refresh
   }
 }
 
@@ -88,7 +91,7 @@ function registerWithoutRefresh(runtime: Pi.ModelRuntime, provider: string, conf
  * The caller's stack rides on each call through the runtime (what `ctx.modelRegistry.complete` uses), past
  * its awaits, to the scripted api's provider: who asked is known there.
  */
-function tagCallers(runtime: Pi.ModelRuntime): void {
+function tagCallers(runtime: ModelRuntime): void {
   const stream = runtime.stream.bind(runtime)
   const streamSimple = runtime.streamSimple.bind(runtime)
   runtime.stream = ((model, context, options) => stream(model, context, { ...options, [CALLER_STACK]: callerStack() } as never)) as typeof runtime.stream
@@ -103,17 +106,15 @@ interface ApiRegistry {
   reset: () => void
 }
 
-async function apiRegistry(): Promise<ApiRegistry> {
+async function apiRegistry(line: PiLineInfo): Promise<ApiRegistry> {
   const root = PiAi as unknown as Partial<typeof PiAi073>
   // Since 0.80 the old global API lives in pi-ai's compat entry, and OAuth providers have no registry of their own.
   if (typeof root.resetApiProviders !== 'function') {
-    // Named by a variable: Vite resolves a literal specifier when it transforms this file, on every release.
-    const compatEntry = '@earendil-works/pi-ai/compat'
-    const compat = (await import(/* @vite-ignore */ compatEntry)) as typeof PiAi073
+    const compat = await importPiEntry<typeof PiAi073>(line, 'pi-ai/compat')
     return { getApiProvider: compat.getApiProvider, registerApiProvider: compat.registerApiProvider, reset: compat.resetApiProviders }
   }
   // Until 0.79 pi-ai's root held it, as on 0.73, with OAuth providers in a registry of their own.
-  const oauth = (await import('@earendil-works/pi-ai/oauth')) as Partial<typeof PiAiOAuth073>
+  const oauth = await importPiEntry<Partial<typeof PiAiOAuth073>>(line, 'pi-ai/oauth')
   return {
     getApiProvider: root.getApiProvider!,
     registerApiProvider: root.registerApiProvider!,
@@ -154,10 +155,7 @@ function asRequest(context: unknown): Context {
  * apart from the tools since 1.x) and the custom entry component. Found by file: a release without one leaves it out.
  */
 async function interactiveParts(line: PiLineInfo): Promise<Pick<PiAdapter, 'withBuiltInRenderers' | 'CustomEntryComponent'>> {
-  const load = async <T>(file: string): Promise<Partial<T>> => {
-    const path = join(line.packageDir, 'dist', file)
-    return existsSync(path) ? ((await import(pathToFileURL(path).href)) as Partial<T>) : {}
-  }
+  const load = async <T>(file: string): Promise<Partial<T>> => (await importPiFile<Partial<T>>(line, `dist/${file}`)) ?? {}
   type Renderers = { withBuiltInRenderers: PiAdapter['withBuiltInRenderers'] }
   const { withBuiltInRenderers } = await load<Renderers>('core/tools/renderers/index.js')
   const { CustomEntryComponent } = await load<Pick<PiAdapter, 'CustomEntryComponent'>>('modes/interactive/components/custom-entry.js')
@@ -188,7 +186,7 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
     find: Pi.createFindToolDefinition,
     ls: Pi.createLsToolDefinition,
   }
-  const registry = await apiRegistry()
+  const registry = await apiRegistry(line)
   const interactive = await interactiveParts(line)
   let scriptedApi: unknown
   const exec = execConventions(line)

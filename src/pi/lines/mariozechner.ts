@@ -1,7 +1,16 @@
 // `@mariozechner/pi-coding-agent` (0.73 and earlier, Node >=20.6): the line the harness's types come from.
-import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import {
+import type * as PiModule from '@mariozechner/pi-coding-agent'
+import type * as PiAiModule from '@mariozechner/pi-ai'
+import type { Context, Model } from '@mariozechner/pi-ai'
+import type * as PiAiOAuthModule from '@mariozechner/pi-ai/oauth'
+import { importPiEntry, importPiFile } from '../bundled.js'
+import type { PiAdapter } from '../adapter.js'
+import { authStorageModelServices } from './auth-storage-models.js'
+import { findPiLine, type PiLineInfo } from '../line.js'
+
+// Pi's modules, from the run's bundle of Pi where it built one (findPiLine gives the line running-line.ts found).
+const running = findPiLine()
+const {
   AuthStorage,
   createAgentSession,
   createAgentSessionRuntime,
@@ -20,12 +29,9 @@ import {
   SessionManager,
   SettingsManager,
   ToolExecutionComponent,
-} from '@mariozechner/pi-coding-agent'
-import { createAssistantMessageEventStream, getApiProvider, registerApiProvider, resetApiProviders, type Context, type Model } from '@mariozechner/pi-ai'
-import { resetOAuthProviders } from '@mariozechner/pi-ai/oauth'
-import type { PiAdapter } from '../adapter.js'
-import { authStorageModelServices } from './auth-storage-models.js'
-import type { PiLineInfo } from '../line.js'
+} = await importPiEntry<typeof PiModule>(running, 'pi-coding-agent')
+const { createAssistantMessageEventStream, getApiProvider, registerApiProvider, resetApiProviders } = await importPiEntry<typeof PiAiModule>(running, 'pi-ai')
+const { resetOAuthProviders } = await importPiEntry<typeof PiAiOAuthModule>(running, 'pi-ai/oauth')
 
 const THEME_KEY = Symbol.for('@mariozechner/pi-coding-agent:theme')
 
@@ -110,7 +116,7 @@ export async function createAdapter(line: PiLineInfo): Promise<PiAdapter> {
 // 0.73 keeps getPackageDir out of its public entry; its module is the one Pi's own code imports.
 async function piConfig(line: PiLineInfo): Promise<{ getPackageDir(): string } | undefined> {
   try {
-    return (await import(pathToFileURL(join(line.packageDir, 'dist', 'config.js')).href)) as { getPackageDir(): string }
+    return await importPiFile<{ getPackageDir(): string }>(line, 'dist/config.js')
   } catch {
     return undefined
   }

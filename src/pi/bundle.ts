@@ -1,0 +1,190 @@
+// Pi's own packages built into one set of ES modules, once, for every worker of every run: importing Pi from
+// one bundle costs about half of importing its thousand files. Only Pi is bundled (its dependencies stay
+// where they are, imported by path, so a module an extension imports too is the same module), and each Pi
+// module keeps its own file as `import.meta.url`: what Pi reads beside its files (themes, package.json,
+// docs, assets, its loader's aliases) resolves as before.
+import { createHash, randomUUID } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, isAbsolute, join, sep } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { entryFileFrom, PI_CORE_ENTRIES, type PiLineInfo } from './line.js'
+
+/** What a worker reads to find the bundle: the running line, and each bundled entry file by its original path. */
+export interface PiBundleManifest {
+  line: { packageDir: string; version: string }
+  /** Original file → the bundle's file for it (relative to the manifest's directory). */
+  entries: Record<string, string>
+  /** Every file the bundle was built from, with a digest of its content: a change to any rebuilds it. */
+  inputs: Record<string, string>
+}
+
+export const PI_BUNDLE_MANIFEST = 'pi-bundle.json'
+
+/**
+ * The bundle's chunk of Pi's compaction modules (theirs alone), named so: the harness tells Pi's own summary
+ * requests from an extension's by the compaction files on the stack (caller.ts).
+ */
+export const PI_COMPACTION_CHUNK = 'pi-compaction'
+const COMPACTION_MODULES = /pi-coding-agent[\\/]dist[\\/]core[\\/]compaction[\\/]/
+
+// Files of the coding agent the harness imports by path, beside its package entries (each a no-op where a
+// release lacks it).
+const INTERNAL_FILES = [
+  'dist/config.js',
+  'dist/core/keybindings.js',
+  'dist/core/extensions/pi-ai-extension-view.js',
+  'dist/core/tools/renderers/index.js',
+  'dist/modes/interactive/components/custom-entry.js',
+]
+
+/** The files to bundle as entries, by name: Pi's entry points as the line's coding agent finds them, and INTERNAL_FILES. */
+export function piBundleEntries(line: PiLineInfo): Map<string, string> {
+  const entries = PI_CORE_ENTRIES.map((entry) => entryFileFrom(line.packageDir, `${line.scope}/${entry}`))
+  const internal = INTERNAL_FILES.map((file) => join(line.packageDir, file))
+  const files = [...new Set([...entries, ...internal])].filter((file): file is string => file !== undefined && existsSync(file))
+  return new Map(files.map((file, i) => [`entry-${i}`, file]))
+}
+
+// What stays out of the bundle, imported from its own file: TypeBox, whose schemas Pi hands to extensions
+// and extensions build with their own import of it, and native addons.
+const SHARED = /[\\/]node_modules[\\/](@sinclair[\\/])?typebox[\\/]|\.node$/
+
+const packageTypes = new Map<string, string | undefined>()
+
+/** The `type` of the package.json nearest `dir`, as Node reads it to tell a .js file's format. */
+function packageType(dir: string): string | undefined {
+  if (!packageTypes.has(dir)) {
+    const file = join(dir, 'package.json')
+    const parent = dirname(dir)
+    const type = existsSync(file) ? ((JSON.parse(readFileSync(file, 'utf8')) as { type?: string }).type ?? 'commonjs') : parent === dir ? undefined : packageType(parent)
+    packageTypes.set(dir, type)
+  }
+  return packageTypes.get(dir)
+}
+
+const isCommonJs = (id: string) => id.endsWith('.cjs') || (id.endsWith('.js') && packageType(dirname(id)) !== 'module')
+
+/**
+ * A module's code, made to run from the bundle as from its own file: `import.meta.url` (and an ES module's
+ * dirname and filename, a CommonJS module's `__dirname` and `__filename`) name the file it came from.
+ */
+function inPlace(code: string, id: string): string | null {
+  const file = JSON.stringify(id)
+  const dir = JSON.stringify(dirname(id))
+  let placed = code
+  if (code.includes('import.meta.')) {
+    placed = placed
+      .replace(/\bimport\.meta\.url\b/g, JSON.stringify(pathToFileURL(id).href))
+      .replace(/\bimport\.meta\.dirname\b/g, dir)
+      .replace(/\bimport\.meta\.filename\b/g, file)
+  }
+  if (isCommonJs(id) && /\b__(dirname|filename)\b/.test(code)) {
+    placed = `var __dirname = ${dir}, __filename = ${file};\n${placed}`
+  }
+  return placed === code ? null : placed
+}
+
+const digest = (text: string | Buffer) => createHash('sha256').update(text).digest('hex').slice(0, 16)
+
+/** The node_modules directory holding the line's packages: the bundle lives in its `.cache`, so Vite and Vitest treat it as a dependency. */
+function nodeModulesOf(line: PiLineInfo): string {
+  const at = line.packageDir.lastIndexOf(`${sep}node_modules${sep}`)
+  if (at < 0) throw new Error(`${line.packageName} is not in a node_modules directory (${line.packageDir})`)
+  return line.packageDir.slice(0, at + `${sep}node_modules`.length)
+}
+
+/** Whether the bundle in `dir` was built from the files as they are now. */
+function upToDate(dir: string, line: PiLineInfo): PiBundleManifest | undefined {
+  const file = join(dir, PI_BUNDLE_MANIFEST)
+  if (!existsSync(file)) return undefined
+  const manifest = JSON.parse(readFileSync(file, 'utf8')) as PiBundleManifest
+  if (manifest.line.packageDir !== line.packageDir || manifest.line.version !== line.version) return undefined
+  for (const [input, hash] of Object.entries(manifest.inputs)) {
+    if (!existsSync(input) || digest(readFileSync(input)) !== hash) return undefined
+  }
+  return manifest
+}
+
+type Rolldown = typeof import('rolldown')
+
+async function build(line: PiLineInfo, outDir: string): Promise<PiBundleManifest> {
+  const { rolldown } = (await import('rolldown')) as Rolldown
+  const names = piBundleEntries(line)
+  const inputs: Record<string, string> = {}
+  const bundle = await rolldown({
+    input: Object.fromEntries(names),
+    platform: 'node',
+    logLevel: 'silent',
+    // As Node's own `import` resolves, so a dependency imported by path is the file Node would load.
+    resolve: { conditionNames: ['node', 'import', 'default'], mainFields: ['main'] },
+    plugins: [
+      {
+        name: 'vitest-environment-pi:pi-only',
+        async resolveId(source, importer, options) {
+          if (importer === undefined || source.startsWith('\0') || source.startsWith('node:')) return null
+          const resolved = await this.resolve(source, importer, { ...options, skipSelf: true })
+          if (resolved === null || resolved.external || !SHARED.test(resolved.id)) return resolved
+          return { id: pathToFileURL(resolved.id).href, external: true }
+        },
+        transform(code, id) {
+          // Files only: the bundler's own runtime passes here too.
+          if (!isAbsolute(id) || !existsSync(id)) return null
+          inputs[id] = digest(readFileSync(id))
+          return inPlace(code, id)
+        },
+      },
+    ],
+  })
+  try {
+    // .mjs: Node would otherwise read each file once more to tell its format, as no package.json says it.
+    const { output } = await bundle.write({
+      dir: outDir,
+      format: 'esm',
+      entryFileNames: '[name].mjs',
+      chunkFileNames: 'chunks/[name]-[hash].mjs',
+      codeSplitting: { groups: [{ name: PI_COMPACTION_CHUNK, test: COMPACTION_MODULES, includeDependenciesRecursively: false }] },
+    })
+    const entries: Record<string, string> = {}
+    for (const chunk of output) {
+      if (chunk.type === 'chunk' && chunk.isEntry) entries[names.get(chunk.name)!] = chunk.fileName
+    }
+    return { line: { packageDir: line.packageDir, version: line.version }, entries, inputs }
+  } finally {
+    await bundle.close()
+  }
+}
+
+/**
+ * The directory of an up-to-date bundle of `line`, built if there is none: under `<node_modules>/.cache`, in
+ * a directory named by the line, this builder and the bundler's version. Built in a directory of its own and renamed
+ * into place, so two runs starting at once each see a whole bundle (the first rename wins, the other's is
+ * removed). A change to any file the bundle came from rebuilds it; nothing expires by time.
+ */
+export async function ensurePiBundle(line: PiLineInfo): Promise<string> {
+  const require = createRequire(import.meta.url)
+  // This file is how the bundle is built: a change to it (a new version of the harness) builds anew.
+  const builder = readFileSync(new URL(import.meta.url))
+  const rolldownVersion = (JSON.parse(readFileSync(require.resolve('rolldown/package.json'), 'utf8')) as { version: string }).version
+  const root = join(nodeModulesOf(line), '.cache', 'vitest-environment-pi', 'pi-bundle')
+  const key = `${line.packageName.replace('/', '+')}@${line.version}-${digest(`${line.packageDir}\n${digest(builder)}\n${rolldownVersion}`)}`
+  const dir = join(root, key)
+  if (upToDate(dir, line)) return dir
+  const building = join(root, `.building-${randomUUID()}`)
+  mkdirSync(building, { recursive: true })
+  try {
+    const manifest = await build(line, building)
+    writeFileSync(join(building, PI_BUNDLE_MANIFEST), JSON.stringify(manifest))
+    // An outdated bundle goes first; a whole one another run just renamed into place stays.
+    if (existsSync(dir) && !upToDate(dir, line)) rmSync(dir, { recursive: true, force: true })
+    try {
+      renameSync(building, dir)
+    } catch (error) {
+      if (!upToDate(dir, line)) throw error
+    }
+    return dir
+  } finally {
+    rmSync(building, { recursive: true, force: true })
+  }
+}
+

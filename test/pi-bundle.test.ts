@@ -1,0 +1,153 @@
+// The bundle of Pi's modules the workers import: one copy of Pi shared with the extensions, Pi's files read
+// where they were, a cache keyed on what changed and safe for two runs at once, and the way back to Pi's own files.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { ensurePiBundle, PI_BUNDLE_MANIFEST } from '../src/pi/bundle.js'
+import { importPiEntry, importPiFile, PI_BUNDLE_ENV, piFile, usesPiBundle } from '../src/pi/bundled.js'
+import { entryFileFrom, type PiLineInfo } from '../src/pi/line.js'
+import { adapter, PI_LINE } from '../src/pi/running-line.js'
+import { setEnv } from '../src/shared/env.js'
+import { pi, piResolveAliases } from '../environment/plugin.js'
+
+const temp = mkdtempSync(join(tmpdir(), 'pi-bundle-'))
+afterAll(() => rmSync(temp, { recursive: true, force: true }))
+
+describe("the run's bundle of Pi", () => {
+  it('is what this suite runs on, as a user of pi() does', () => {
+    expect(usesPiBundle(PI_LINE)).toBe(true)
+    const entry = entryFileFrom(PI_LINE.packageDir, PI_LINE.packageName)!
+    expect(piFile(PI_LINE, entry)).toContain('/node_modules/.cache/vitest-environment-pi/pi-bundle/')
+  })
+
+  it("is the one copy of Pi: an extension's import of Pi by either line's name gets the harness's modules", async () => {
+    // As an extension imports them: through Vite, which the config's aliases send to the bundle.
+    const codingAgent = await import('@mariozechner/pi-coding-agent')
+    const earendil = await import('@earendil-works/pi-coding-agent')
+    expect(codingAgent.SessionManager).toBe(adapter.exports.SessionManager)
+    expect(earendil.SessionManager).toBe(adapter.exports.SessionManager)
+    // pi-ai's registry: what an extension registers, the harness finds.
+    const piAi = (await import('@mariozechner/pi-ai')) as typeof import('@mariozechner/pi-ai')
+    const own = await importPiEntry<typeof import('@mariozechner/pi-ai')>(PI_LINE, 'pi-ai')
+    expect(piAi.createAssistantMessageEventStream).toBe(own.createAssistantMessageEventStream)
+    expect(piAi.createAssistantMessageEventStream).toBe(adapter.exports.createAssistantMessageEventStream)
+  })
+
+  it("reads Pi's own files where Pi has them: its package dir, its themes", async () => {
+    const config = await importPiFile<{ getPackageDir(): string }>(PI_LINE, 'dist/config.js')
+    expect(config!.getPackageDir()).toBe(PI_LINE.packageDir)
+    adapter.exports.initTheme('light')
+    adapter.resetGlobals()
+  })
+})
+
+// A Pi of our own making, in a node_modules of its own: what the bundle keeps, what it bundles, when it builds.
+function fakePi(root: string): PiLineInfo {
+  const packageDir = join(root, 'node_modules/@earendil-works/pi-coding-agent')
+  const write = (file: string, text: string) => {
+    mkdirSync(dirname(file), { recursive: true })
+    writeFileSync(file, text)
+  }
+  write(join(packageDir, 'package.json'), JSON.stringify({ name: '@earendil-works/pi-coding-agent', version: '9.9.9', type: 'module', exports: { '.': { import: './dist/index.js' } } }))
+  write(
+    join(packageDir, 'dist/index.js'),
+    `import { readFileSync } from 'node:fs'
+import * as typebox from 'typebox'
+import { dir } from 'helper'
+export { typebox }
+export const helperDir = dir
+export const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+export { theme } from './theme.js'
+`,
+  )
+  write(join(packageDir, 'dist/theme.js'), `export const theme = 'dark'\n`)
+  write(join(root, 'node_modules/typebox/package.json'), JSON.stringify({ name: 'typebox', type: 'module', exports: { '.': './index.js' } }))
+  write(join(root, 'node_modules/typebox/index.js'), `export const Kind = Symbol('kind')\n`)
+  // A CommonJS dependency, bundled, that reads beside itself.
+  write(join(root, 'node_modules/helper/package.json'), JSON.stringify({ name: 'helper', main: 'index.js' }))
+  write(join(root, 'node_modules/helper/index.js'), `exports.dir = __dirname\n`)
+  return { scope: '@earendil-works', packageName: '@earendil-works/pi-coding-agent', version: '9.9.9', packageDir, node: '*' }
+}
+
+type FakePi = { manifest: { version: string }; theme: string; helperDir: string; typebox: { Kind: symbol } }
+
+async function importBundled(line: PiLineInfo, dir: string): Promise<FakePi> {
+  const restore = setEnv({ [PI_BUNDLE_ENV]: dir })
+  try {
+    const file = piFile(line, entryFileFrom(line.packageDir, line.packageName)!)
+    expect(file.startsWith(dir)).toBe(true)
+    // A query: each import reads the file as it is now, not as an earlier import of this test left it.
+    return (await import(`${pathToFileURL(file).href}?${statSync(file).mtimeMs}`)) as FakePi
+  } finally {
+    restore()
+  }
+}
+
+describe('building the bundle', () => {
+  it("keeps each module's own place: import.meta.url, a CommonJS module's __dirname, TypeBox imported from its own file", async () => {
+    const root = join(temp, 'place')
+    const line = fakePi(root)
+    const dir = await ensurePiBundle(line)
+    expect(dir.startsWith(join(root, 'node_modules/.cache/vitest-environment-pi/pi-bundle/'))).toBe(true)
+    const bundled = await importBundled(line, dir)
+    expect(bundled.manifest.version).toBe('9.9.9')
+    expect(bundled.helperDir).toBe(join(root, 'node_modules/helper'))
+    expect(bundled.typebox).toBe(await import(pathToFileURL(join(root, 'node_modules/typebox/index.js')).href))
+  })
+
+  it('is built once, and again when a file it came from changes: never by time', async () => {
+    const root = join(temp, 'rebuild')
+    const line = fakePi(root)
+    const dir = await ensurePiBundle(line)
+    const built = statSync(join(dir, PI_BUNDLE_MANIFEST)).mtimeMs
+    expect(await ensurePiBundle(line)).toBe(dir)
+    expect(statSync(join(dir, PI_BUNDLE_MANIFEST)).mtimeMs).toBe(built)
+    writeFileSync(join(line.packageDir, 'dist/theme.js'), `export const theme = 'light'\n`)
+    expect(await ensurePiBundle(line)).toBe(dir)
+    expect((await importBundled(line, dir)).theme).toBe('light')
+  })
+
+  it('is whole for two runs that build it at once, and leaves no build dir behind', async () => {
+    const root = join(temp, 'concurrent')
+    const line = fakePi(root)
+    const [first, second] = await Promise.all([ensurePiBundle(line), ensurePiBundle(line)])
+    expect(second).toBe(first)
+    expect((await importBundled(line, first)).theme).toBe('dark')
+    expect(readdirSync(dirname(first))).toEqual([first.split('/').at(-1)])
+  })
+
+  it('says where Pi is when it is not in a node_modules', async () => {
+    const line = { ...fakePi(join(temp, 'outside')), packageDir: join(temp, 'outside-pi') }
+    await expect(ensurePiBundle(line)).rejects.toThrow(`@earendil-works/pi-coding-agent is not in a node_modules directory (${join(temp, 'outside-pi')})`)
+  })
+})
+
+describe('pi({ bundlePi })', () => {
+  const configure = async (options: Parameters<typeof pi>[0]) => {
+    const restore = setEnv({ [PI_BUNDLE_ENV]: process.env[PI_BUNDLE_ENV]! })
+    try {
+      const config: { test?: object; resolve?: { alias?: { replacement: string }[] } } = {}
+      await (pi(options).config as (config: object) => Promise<void>)(config)
+      return { env: process.env[PI_BUNDLE_ENV], aliases: config.resolve!.alias!.map((alias) => alias.replacement) }
+    } finally {
+      restore()
+    }
+  }
+
+  it("sends the workers and the extensions' imports of Pi to the bundle by default", async () => {
+    const { env, aliases } = await configure({})
+    expect(env).toBe(process.env[PI_BUNDLE_ENV])
+    expect(aliases.length).toBeGreaterThan(0)
+    for (const replacement of aliases) expect(replacement.startsWith(env!)).toBe(true)
+    expect(aliases).toEqual(piResolveAliases().map((alias) => alias.replacement))
+  })
+
+  it("false: Pi's own files, as an unbundled run imports them", async () => {
+    const { env, aliases } = await configure({ bundlePi: false })
+    expect(env).toBeUndefined()
+    for (const replacement of aliases) expect(replacement).not.toContain('/.cache/')
+    expect(existsSync(PI_LINE.packageDir)).toBe(true)
+  })
+})
