@@ -96,8 +96,7 @@ export function piResolveAliases(): { find: RegExp; replacement: string }[] {
  * Builds the bundle of Pi's modules this run's workers import (or finds the one an earlier run built) and
  * names it to them. A build that fails leaves Pi's own files in use, with a warning saying why.
  */
-export async function usePiBundle(): Promise<void> {
-  const line = findPiLine()
+export async function usePiBundle(line = findPiLine()): Promise<void> {
   try {
     process.env[PI_BUNDLE_ENV] = await ensurePiBundle(line)
   } catch (error) {

@@ -4,13 +4,13 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { ensurePiBundle, PI_BUNDLE_MANIFEST } from '../src/pi/bundle.js'
 import { importPiEntry, importPiFile, PI_BUNDLE_ENV, piFile, usesPiBundle } from '../src/pi/bundled.js'
 import { entryFileFrom, type PiLineInfo } from '../src/pi/line.js'
 import { adapter, PI_LINE } from '../src/pi/running-line.js'
 import { setEnv } from '../src/shared/env.js'
-import { pi, piResolveAliases } from '../environment/plugin.js'
+import { pi, piResolveAliases, usePiBundle } from '../environment/plugin.js'
 
 const temp = mkdtempSync(join(tmpdir(), 'pi-bundle-'))
 afterAll(() => rmSync(temp, { recursive: true, force: true }))
@@ -144,10 +144,26 @@ describe('pi({ bundlePi })', () => {
     expect(aliases).toEqual(piResolveAliases().map((alias) => alias.replacement))
   })
 
+  it("warns and imports Pi's own files when the bundle cannot be built", async () => {
+    const restore = setEnv({ [PI_BUNDLE_ENV]: process.env[PI_BUNDLE_ENV]! })
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      const line = { ...fakePi(join(temp, 'unbuildable')), packageDir: join(temp, 'unbuildable-pi') }
+      await usePiBundle(line)
+      expect(process.env[PI_BUNDLE_ENV]).toBeUndefined()
+      expect(warn).toHaveBeenCalledWith(
+        `vitest-environment-pi: importing @earendil-works/pi-coding-agent unbundled (slower per test file): its bundle failed to build: @earendil-works/pi-coding-agent is not in a node_modules directory (${join(temp, 'unbuildable-pi')})`,
+      )
+    } finally {
+      warn.mockRestore()
+      restore()
+    }
+  })
+
   it("false: Pi's own files, as an unbundled run imports them", async () => {
     const { env, aliases } = await configure({ bundlePi: false })
     expect(env).toBeUndefined()
-    for (const replacement of aliases) expect(replacement).not.toContain('/.cache/')
+    for (const replacement of aliases) expect(replacement).not.toContain('/.cache/vitest-environment-pi/pi-bundle/')
     expect(existsSync(PI_LINE.packageDir)).toBe(true)
   })
 })
