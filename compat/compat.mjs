@@ -19,7 +19,8 @@ const RESULTS = join(SCRATCH, 'results.md')
 const CODING_AGENT = '@earendil-works/pi-coding-agent'
 const PI_AI = '@earendil-works/pi-ai'
 // The core subset: loading, the playbook, tool mocks and blocks, the UI, exec and HTTP, records, sessions,
-// and the model services (releases before 0.80 keep 0.73's auth storage and model registry).
+// the model services (releases before 0.80 keep 0.73's auth storage and model registry), and the bundle of
+// Pi every file imports (all of them run on it, as the suite's config builds it).
 const SUBSET = [
   'test/credentials.test.ts',
   'test/loading.test.ts',
@@ -32,6 +33,7 @@ const SUBSET = [
   'test/mocks/mock-http.test.ts',
   'test/records.test.ts',
   'test/session.test.ts',
+  'test/pi-bundle.test.ts',
 ]
 // A bound on one release's install and tests: a hung run is killed and counts as failed.
 const INSTALL_TIMEOUT_MS = 5 * 60_000
