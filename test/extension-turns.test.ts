@@ -1,19 +1,19 @@
 // Turns an extension starts on its own (agent_end → timer → sendUserMessage, as goal modes do): an
 // unscripted one fails the test, naming it; t.next(when(...)) scripts one and lets the test await it.
-import { expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { ExtensionAPI } from '@mariozechner/pi-coding-agent'
 import { createTestSession, says, when } from '../environment/index.js'
 import { describeRunning } from '../src/session/activity.js'
 
 /** After the first run ends, asks for one more turn from a timer, as a goal mode's retry does. */
-function continuesOnce(message = 'Continue with the goal.') {
+function continuesOnce(message = 'Continue with the goal.', later: (start: () => void) => void = (start) => setTimeout(start, 5)) {
   let ended!: () => void
   const secondRunEnded = new Promise<void>((resolve) => (ended = resolve))
   let runs = 0
   const extension = (pi: ExtensionAPI) => {
     pi.on('agent_end', () => {
       runs++
-      if (runs === 1) setTimeout(() => pi.sendUserMessage(message), 5)
+      if (runs === 1) later(() => pi.sendUserMessage(message))
       if (runs === 2) ended()
     })
   }
@@ -40,6 +40,30 @@ it('t.next(when(...)) scripts the turn an extension starts, and the test awaits 
   expect(t.events.lastAssistantText()).toBe('Goal reached.')
   expect(t.events.modelRequests.map((request) => request.step)).toEqual([1, 2])
   expect(t.playbook.remaining).toBe(0)
+})
+
+// setImmediate from agent_end fires before the harness has seen Pi settle after the test's turn, as a timer
+// does on a loaded machine: the turn is the extension's all the same, never more steps of the test's.
+describe("a turn an extension starts while the test's turn is still ending", () => {
+  const immediately = (start: () => void) => setImmediate(start)
+
+  it('is the t.next turn', async () => {
+    const { extension } = continuesOnce('Continue with the goal.', immediately)
+    const t = await createTestSession({ extensions: [extension] })
+    const continued = t.next(when('Continue with the goal.', [says('Goal reached.')]))
+    await t.run(when('Reach the goal.', [says('Working on it.')]))
+    await continued
+    expect(t.events.lastAssistantText()).toBe('Goal reached.')
+    expect(t.events.modelRequests.map((request) => request.step)).toEqual([1, 2])
+  })
+
+  it('fails the test as unscripted when no turn is scripted for it', async () => {
+    const { extension, secondRunEnded } = continuesOnce('Continue with the goal.', immediately)
+    const t = await createTestSession({ extensions: [extension] })
+    await t.run(when('Reach the goal.', [says('Working on it.')]))
+    await secondRunEnded
+    expect(() => t.verify()).toThrow('Unscripted model request: turn 2, which an extension started on its own with "Continue with the goal."')
+  })
 })
 
 it('a turn that begins with another message than t.next expects fails, naming both', async () => {

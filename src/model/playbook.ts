@@ -73,6 +73,10 @@ export class Playbook {
   readonly upcoming = new UpcomingTurns()
   /** The test called t.abort() during the running turn. */
   private aborted = false
+  /** The test's call for the running turn has returned: the harness waits for Pi to settle, then ends it. */
+  private isEnding = false
+  /** Turns extensions started while the running turn was ending, started when it has ended. */
+  private readonly startAfterTurn: (() => void)[] = []
 
   /** `stillQueued` follows the session's instance (/new, /resume and /fork replace it). */
   constructor(readonly hooks: PlaybookHooks) {}
@@ -110,6 +114,7 @@ export class Playbook {
     this.total += steps.length
     this.problem = undefined
     this.aborted = false
+    this.isEnding = false
   }
 
   /** The test pressed Esc (t.abort()): a turn that stops early is not blamed on the script. */
@@ -117,10 +122,39 @@ export class Playbook {
     if (this.turn) this.aborted = true
   }
 
+  /** The test's call for the running turn has returned; what Pi does until it settles still belongs to the turn. */
+  ending(): void {
+    if (this.turn) this.isEnding = true
+  }
+
+  /**
+   * Starts a turn an extension starts on its own: at once, or, while the running turn is ending, once it has
+   * ended. Its model requests are then the next turn's, never more steps of the one before.
+   */
+  afterTurn(start: () => void): void {
+    if (this.turn && this.isEnding) this.startAfterTurn.push(start)
+    else start()
+  }
+
   /** Ends the current turn; throws the diagnostic when the script and Pi disagreed. */
   end(): void {
+    try {
+      this.check()
+    } finally {
+      for (const start of this.startAfterTurn.splice(0)) {
+        try {
+          start()
+        } catch (error) {
+          this.hooks.report(asError(error))
+        }
+      }
+    }
+  }
+
+  private check(): void {
     const turn = this.turn
     this.turn = undefined
+    this.isEnding = false
     if (!turn) return
     const unused = this.extensions.finish()
     if (this.problem) {

@@ -66,7 +66,14 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
       )
       watchLateWork(scope, { problems, extensionPaths: () => pi?.extensionRunner.getExtensionPaths() ?? [], instances: () => recorder.records.instances() })
       scope.refused = (error, stack) => reportRefusal(scope, error, stack)
-      const { session: first, runtime } = await startPi(plan, { cwd, home: dirs.home, agentDir: dirs.agentDir, mocks, activity, recorder }, stack)
+      // A turn an extension starts outside its handlers while Pi is idle (from a timer, say) is a turn of its
+      // own, also when it comes while the harness still waits for Pi to settle after the test's call returned.
+      const startTurn = (send: () => void) => {
+        const playbook = activity.playbook
+        if (playbook === undefined || pi === undefined || pi.isStreaming || activity.handlers.size > 0) send()
+        else playbook.afterTurn(send)
+      }
+      const { session: first, runtime } = await startPi(plan, { cwd, home: dirs.home, agentDir: dirs.agentDir, mocks, activity, recorder, startTurn }, stack)
       pi = first
       const current = () => pi!
       // Before Pi's dispose, which would set its own "ctx is stale" message; /new, /resume and /fork let Pi's
@@ -139,7 +146,8 @@ async function startPi(
     mocks,
     activity,
     recorder,
-  }: { cwd: string; home: string; agentDir: string; mocks: SessionMocks; activity: SessionActivity; recorder: Recorder },
+    startTurn,
+  }: { cwd: string; home: string; agentDir: string; mocks: SessionMocks; activity: SessionActivity; recorder: Recorder; startTurn: (send: () => void) => void },
   stack: DisposerStack,
 ) {
   const { options, model, availableModels, blocks } = plan
@@ -151,6 +159,7 @@ async function startPi(
       loadTimeout: options.extensionLoadTimeout,
       handlersRunning: activity.handlers,
       listenerThrew: (error) => recorder.extensionError(error),
+      startTurn,
     })
   const created = await createPiSession({
     cwd,

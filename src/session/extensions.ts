@@ -29,18 +29,20 @@ interface LoadOptions {
   handlersRunning?: Set<HandlerOrigin>
   /** Told when a `pi.events` listener throws (Pi 0.73's bus only prints it; 1.x reports it as this). */
   listenerThrew?: (error: ExtensionErrorRecord) => void
+  /** Sends a message of the extension's that starts a turn (see `ownTurns` in create.ts); by default at once. */
+  startTurn?: (send: () => void) => void
 }
 
 export async function loadExtensions(
   entries: readonly (string | ExtensionFactory)[],
-  { root, importModule, extensionApi, loadTimeout = EXTENSION_LOAD_TIMEOUT_MS, handlersRunning, listenerThrew = () => {} }: LoadOptions,
+  { root, importModule, extensionApi, loadTimeout = EXTENSION_LOAD_TIMEOUT_MS, handlersRunning, listenerThrew = () => {}, startTurn = (send) => send() }: LoadOptions,
 ): Promise<LoadedExtension[]> {
   const load = moduleLoader(importModule)
   const loaded: LoadedExtension[] = []
   for (const [index, entry] of entries.entries()) {
     if (typeof entry === 'function') {
       const path = `<inline:${index + 1}>`
-      loaded.push({ factory: mocked(entry, path, extensionApi, { handlersRunning, listenerThrew }), path })
+      loaded.push({ factory: mocked(entry, path, extensionApi, { handlersRunning, listenerThrew, startTurn }), path })
       continue
     }
     const path = resolve(root, entry)
@@ -49,7 +51,7 @@ export async function loadExtensions(
       const found = module.default === undefined ? 'no default export' : `a default export of type ${typeof module.default}`
       throw new Error(`Extension ${path} must export a factory function as default export (pi) => void; found ${found}`)
     }
-    loaded.push({ factory: mocked(module.default as ExtensionFactory, path, extensionApi, { handlersRunning, listenerThrew }), path })
+    loaded.push({ factory: mocked(module.default as ExtensionFactory, path, extensionApi, { handlersRunning, listenerThrew, startTurn }), path })
   }
   return loaded
 }
@@ -75,7 +77,7 @@ function mocked(
   factory: ExtensionFactory,
   path: string,
   extensionApi: (api: ExtensionAPI) => ExtensionAPI,
-  { handlersRunning, listenerThrew }: Pick<LoadOptions, 'handlersRunning' | 'listenerThrew'>,
+  { handlersRunning, listenerThrew, startTurn }: Pick<LoadOptions, 'handlersRunning' | 'listenerThrew'> & Required<Pick<LoadOptions, 'startTurn'>>,
 ): ExtensionFactory {
   return async (api) => {
     const mockedApi = extensionApi(api)
@@ -97,8 +99,12 @@ function mocked(
           }
         }),
     }
+    // The messages that start a turn when Pi is idle: a user message always, a custom one with triggerTurn.
+    const sendUserMessage: ExtensionAPI['sendUserMessage'] = (content, options) => startTurn(() => mockedApi.sendUserMessage(content, options))
+    const sendMessage: ExtensionAPI['sendMessage'] = (message, options) =>
+      options?.triggerTurn ? startTurn(() => mockedApi.sendMessage(message, options)) : mockedApi.sendMessage(message, options)
     try {
-      await factory({ ...mockedApi, on, registerCommand, events })
+      await factory({ ...mockedApi, on, registerCommand, events, sendUserMessage, sendMessage })
     } catch (error) {
       throw new Error(`its factory threw: ${messageOf(error)}${missingOnThisLine(api, error)}`, { cause: error })
     }

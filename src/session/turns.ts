@@ -49,6 +49,7 @@ export function turnRunner({ scope, records, playbook, problems, settle, stack, 
     let result: T | undefined
     try {
       result = await work()
+      playbook.ending()
       await settle()
     } catch (error) {
       failure = error
