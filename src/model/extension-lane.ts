@@ -73,3 +73,17 @@ export function lastUserText(context: Context): string | undefined {
 }
 
 const clip = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text)
+
+/** An extension's model call with no answer left in `turn` (which has `answers` forExtension(...) answers), or with no turn running. */
+export function unscriptedCall(request: ExtensionRequest, turn: { index: number; prompt: string } | undefined, answers: number): Error {
+  const where = turn
+    ? `turn ${turn.index} (${JSON.stringify(turn.prompt)}) has ${answers === 0 ? 'no forExtension(...) answer' : `only ${answers} forExtension(...) answer(s)`}`
+    : 'no turn is running (run(), command() or emit() script the answers for what they lead to)'
+  return new Error(
+    [
+      `Unscripted model call: ${describeExtensionRequest(request)}; but ${where}.`,
+      '  Script its answer in the turn that leads to it: when(prompt, [..., forExtension(says("..."))]),',
+      '  t.command(name, args, [forExtension(...)]) or t.emit(event, payload, [forExtension(...)]).',
+    ].join('\n'),
+  )
+}

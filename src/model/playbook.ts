@@ -4,8 +4,8 @@ import type { AssistantMessage, AssistantMessageEventStream, Context, Model, Too
 import { assistantMessage, writeMessage } from './stream.js'
 import type { ToolCallRecord, ToolResultRecord } from '../records/records.js'
 import { asError, messageOf } from '../shared/errors.js'
-import { unexpectedStart, unscriptedTurn, UpcomingTurns } from './upcoming-turns.js'
-import { describeExtensionRequest, ExtensionLane, lastUserText, type ExtensionRequest } from './extension-lane.js'
+import { HeldStarts, unexpectedStart, unscriptedTurn, UpcomingTurns } from './upcoming-turns.js'
+import { ExtensionLane, lastUserText, unscriptedCall, type ExtensionRequest } from './extension-lane.js'
 import { checkedTurn, type ExtensionAnswersAction, type ToolCallAction, type Turn } from './script.js'
 import { abortsAt, describeStep, responseFor, stepsOf, waitForStep, type Step } from './steps.js'
 import { notConsumed } from './not-consumed.js'
@@ -73,10 +73,8 @@ export class Playbook {
   readonly upcoming = new UpcomingTurns()
   /** The test called t.abort() during the running turn. */
   private aborted = false
-  /** The test's call for the running turn has returned: the harness waits for Pi to settle, then ends it. */
-  private isEnding = false
-  /** Turns extensions started while the running turn was ending, started when it has ended. */
-  private readonly startAfterTurn: (() => void)[] = []
+  /** Turns extensions start while the running turn is ending, held until it has ended. */
+  private readonly heldStarts = new HeldStarts()
 
   /** `stillQueued` follows the session's instance (/new, /resume and /fork replace it). */
   constructor(readonly hooks: PlaybookHooks) {}
@@ -114,7 +112,6 @@ export class Playbook {
     this.total += steps.length
     this.problem = undefined
     this.aborted = false
-    this.isEnding = false
   }
 
   /** The test pressed Esc (t.abort()): a turn that stops early is not blamed on the script. */
@@ -124,16 +121,12 @@ export class Playbook {
 
   /** The test's call for the running turn has returned; what Pi does until it settles still belongs to the turn. */
   ending(): void {
-    if (this.turn) this.isEnding = true
+    if (this.turn) this.heldStarts.ending()
   }
 
-  /**
-   * Starts a turn an extension starts on its own: at once, or, while the running turn is ending, once it has
-   * ended. Its model requests are then the next turn's, never more steps of the one before.
-   */
+  /** Starts a turn an extension starts on its own: at once, or once the ending turn has ended (see HeldStarts). */
   afterTurn(start: () => void): void {
-    if (this.turn && this.isEnding) this.startAfterTurn.push(start)
-    else start()
+    this.heldStarts.start(start)
   }
 
   /** Ends the current turn; throws the diagnostic when the script and Pi disagreed. */
@@ -141,20 +134,13 @@ export class Playbook {
     try {
       this.check()
     } finally {
-      for (const start of this.startAfterTurn.splice(0)) {
-        try {
-          start()
-        } catch (error) {
-          this.hooks.report(asError(error))
-        }
-      }
+      this.heldStarts.ended((error) => this.hooks.report(error))
     }
   }
 
   private check(): void {
     const turn = this.turn
     this.turn = undefined
-    this.isEnding = false
     if (!turn) return
     const unused = this.extensions.finish()
     if (this.problem) {
@@ -238,7 +224,7 @@ export class Playbook {
     const number = taken?.number ?? this.extensions.consumed + 1
     this.hooks.onRequest({ step: number, context: request.context, by: 'extension', ...(request.extensionPath === undefined ? {} : { extensionPath: request.extensionPath }) })
     const answer = async (): Promise<AssistantMessage> => {
-      if (!taken) throw this.unscripted(request)
+      if (!taken) throw unscriptedCall(request, this.turn, this.extensions.size)
       // A waitsFor(...) holds the answer; an abort meanwhile ends it `aborted`.
       if (await this.held(taken.step, number, request.signal)) return assistantMessage(model, [], 'aborted', 'Request was aborted')
       return responseFor(taken.step, { model, idPrefix: `ext_${number}`, where: `Extension call ${number}`, onCall: () => {} })
@@ -253,20 +239,6 @@ export class Playbook {
         },
       )
     return stream
-  }
-
-  private unscripted(request: ExtensionRequest): Error {
-    const turn = this.turn
-    const where = turn
-      ? `turn ${turn.index} (${JSON.stringify(turn.prompt)}) has ${this.extensions.size === 0 ? 'no forExtension(...) answer' : `only ${this.extensions.size} forExtension(...) answer(s)`}`
-      : 'no turn is running (run(), command() or emit() script the answers for what they lead to)'
-    return new Error(
-      [
-        `Unscripted model call: ${describeExtensionRequest(request)}; but ${where}.`,
-        '  Script its answer in the turn that leads to it: when(prompt, [..., forExtension(says("..."))]),',
-        '  t.command(name, args, [forExtension(...)]) or t.emit(event, payload, [forExtension(...)]).',
-      ].join('\n'),
-    )
   }
 
   /**

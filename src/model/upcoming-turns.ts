@@ -3,6 +3,7 @@
 // another message, is told.
 import { checkedTurn, type Turn } from './script.js'
 import { stepsOf } from './steps.js'
+import { asError } from '../shared/errors.js'
 
 interface UpcomingTurn {
   turn: Turn
@@ -30,6 +31,38 @@ export class UpcomingTurns {
   /** How many agent steps the turns not started yet script. */
   get steps(): number {
     return this.#queue.reduce((sum, { turn }) => sum + stepsOf(turn.actions.filter((action) => action.kind !== 'extension')).length, 0)
+  }
+}
+
+/**
+ * Turns an extension starts while the test's turn is ending (its call returned, Pi still settling), held
+ * until that turn has ended: their model requests are the next turn's, never more steps of the one before,
+ * however late the harness sees Pi settle.
+ */
+export class HeldStarts {
+  #ending = false
+  readonly #held: (() => void)[] = []
+
+  ending(): void {
+    this.#ending = true
+  }
+
+  /** Calls `start` now, or when the ending turn has ended. */
+  start(start: () => void): void {
+    if (this.#ending) this.#held.push(start)
+    else start()
+  }
+
+  /** The turn ended: starts what was held; a start that throws is `report`ed. */
+  ended(report: (error: Error) => void): void {
+    this.#ending = false
+    for (const start of this.#held.splice(0)) {
+      try {
+        start()
+      } catch (error) {
+        report(asError(error))
+      }
+    }
   }
 }
 
