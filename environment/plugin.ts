@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { AliasOptions, Plugin } from 'vite'
-import { entryFileFrom, findPiLine, PI_CORE_ENTRIES, PI_PACKAGE_ENV, PI_SCOPES, piLineAliases } from '../src/pi/line.js'
+import { entryFileFrom, findPiLine, PI_CORE_ENTRIES, PI_PACKAGE_ENV, PI_SCOPES, PI_TYPEBOX, piLineAliases, piTypeBoxFiles } from '../src/pi/line.js'
 import { ensurePiBundle } from '../src/pi/bundle.js'
 import { PI_BUNDLE_ENV, piFile, usesPiBundle } from '../src/pi/bundled.js'
 import { PROJECT_SCRIPTS } from '../src/project/runner.js'
@@ -81,15 +81,22 @@ export function piResolveAliases(): { find: RegExp; replacement: string }[] {
   const line = findPiLine()
   const aliases = piLineAliases(line)
   const exact = (specifier: string, replacement: string) => ({ find: new RegExp(`^${escapeRegExp(specifier)}$`), replacement })
-  if (!usesPiBundle(line)) return Object.entries(aliases).map(([specifier, replacement]) => exact(specifier, replacement))
+  // TypeBox by either name is the coding agent's own, as Pi's loader hands it to extensions.
+  const typeBoxFiles = piTypeBoxFiles(line)
+  const typeBox = Object.entries(PI_TYPEBOX).flatMap(([specifier, entry]) => {
+    const file = typeBoxFiles.get(entry)
+    return file === undefined ? [] : [exact(specifier, piFile(line, file))]
+  })
+  if (!usesPiBundle(line)) return [...Object.entries(aliases).map(([specifier, replacement]) => exact(specifier, replacement)), ...typeBox]
   // With the run's bundle of Pi, every entry point is answered by the bundle's file for it, as the harness imports it.
-  return PI_SCOPES.flatMap((scope) =>
+  const entries = PI_SCOPES.flatMap((scope) =>
     PI_CORE_ENTRIES.flatMap((entry) => {
       const target = aliases[`${scope}/${entry}`] ?? `${line.scope}/${entry}`
       const file = isAbsolute(target) ? target : entryFileFrom(line.packageDir, target)
       return file === undefined ? [] : [exact(`${scope}/${entry}`, piFile(line, file))]
     }),
   )
+  return [...entries, ...typeBox]
 }
 
 /**

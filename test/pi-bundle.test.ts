@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { ensurePiBundle, PI_BUNDLE_MANIFEST } from '../src/pi/bundle.js'
 import { importPiEntry, importPiFile, PI_BUNDLE_ENV, piFile, usesPiBundle } from '../src/pi/bundled.js'
-import { entryFileFrom, type PiLineInfo } from '../src/pi/line.js'
+import { entryFileFrom, piTypeBoxFiles, type PiLineInfo } from '../src/pi/line.js'
 import { adapter, PI_LINE } from '../src/pi/running-line.js'
 import { setEnv } from '../src/shared/env.js'
 import { pi, piResolveAliases, usePiBundle } from '../environment/plugin.js'
@@ -33,6 +33,20 @@ describe("the run's bundle of Pi", () => {
     const own = await importPiEntry<typeof import('@mariozechner/pi-ai')>(PI_LINE, 'pi-ai')
     expect(piAi.createAssistantMessageEventStream).toBe(own.createAssistantMessageEventStream)
     expect(piAi.createAssistantMessageEventStream).toBe(adapter.exports.createAssistantMessageEventStream)
+  })
+
+  it("gives an extension's import of TypeBox, by either name, Pi's own TypeBox from the bundle, as Pi's loader does", async () => {
+    const typeBox = piTypeBoxFiles(PI_LINE)
+    expect([...typeBox.keys()]).toEqual(['typebox', 'typebox/compile', 'typebox/value'])
+    for (const [entry, file] of typeBox) {
+      const pis = await import(pathToFileURL(piFile(PI_LINE, file)).href)
+      expect(piFile(PI_LINE, file)).not.toBe(file)
+      expect(await import(/* @vite-ignore */ entry)).toBe(pis)
+      expect(await import(/* @vite-ignore */ `@sinclair/${entry}`)).toBe(pis)
+    }
+    // On 0.73 pi-ai hands TypeBox's Type on too: the same.
+    const piAi = (await import('@mariozechner/pi-ai')) as { Type?: unknown }
+    if (piAi.Type !== undefined) expect(piAi.Type).toBe((await import('typebox')).Type)
   })
 
   it("reads Pi's own files where Pi has them: its package dir, its themes", async () => {
@@ -73,6 +87,16 @@ export { theme } from './theme.js'
 
 type FakePi = { manifest: { version: string }; theme: string; helperDir: string; typebox: { Kind: symbol } }
 
+/** The file a worker of a run whose bundle is `dir` imports for `file`. */
+function piFileIn(line: PiLineInfo, dir: string, file: string): string {
+  const restore = setEnv({ [PI_BUNDLE_ENV]: dir })
+  try {
+    return piFile(line, file)
+  } finally {
+    restore()
+  }
+}
+
 async function importBundled(line: PiLineInfo, dir: string): Promise<FakePi> {
   const restore = setEnv({ [PI_BUNDLE_ENV]: dir })
   try {
@@ -86,7 +110,7 @@ async function importBundled(line: PiLineInfo, dir: string): Promise<FakePi> {
 }
 
 describe('building the bundle', () => {
-  it("keeps each module's own place: import.meta.url, a CommonJS module's __dirname, TypeBox imported from its own file", async () => {
+  it("keeps each module's own place: import.meta.url, a CommonJS module's __dirname; TypeBox is the bundle's entry for it", async () => {
     const root = join(temp, 'place')
     const line = fakePi(root)
     const dir = await ensurePiBundle(line)
@@ -94,7 +118,10 @@ describe('building the bundle', () => {
     const bundled = await importBundled(line, dir)
     expect(bundled.manifest.version).toBe('9.9.9')
     expect(bundled.helperDir).toBe(join(root, 'node_modules/helper'))
-    expect(bundled.typebox).toBe(await import(pathToFileURL(join(root, 'node_modules/typebox/index.js')).href))
+    // The module an extension's import of TypeBox gets (the plugin's aliases, Pi's loader): Pi's own.
+    const typeBox = piFileIn(line, dir, join(root, 'node_modules/typebox/index.js'))
+    expect(typeBox.startsWith(dir)).toBe(true)
+    expect(bundled.typebox.Kind).toBe(((await import(pathToFileURL(typeBox).href)) as FakePi['typebox']).Kind)
   })
 
   it('is built once, and again when a file it came from changes: never by time', async () => {

@@ -1,14 +1,14 @@
-// Pi's own packages built into one set of ES modules, once, for every worker of every run: importing Pi from
-// one bundle costs about half of importing its thousand files. Only Pi is bundled (its dependencies stay
-// where they are, imported by path, so a module an extension imports too is the same module), and each Pi
-// module keeps its own file as `import.meta.url`: what Pi reads beside its files (themes, package.json,
-// docs, assets, its loader's aliases) resolves as before.
+// Pi's packages and their dependencies built into one set of ES modules, once, for every worker of every run:
+// importing Pi from it costs about half of importing its thousands of files. Each module keeps its own file as
+// `import.meta.url` (a CommonJS one its `__dirname`), so what Pi reads beside its files (themes, package.json,
+// docs, assets) resolves as before; native addons stay where they are. Pi's entry points and the TypeBox it
+// hands to extensions are entries of the bundle, which the harness, the extensions and Pi's loader all import.
 import { createHash, randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { entryFileFrom, PI_CORE_ENTRIES, type PiLineInfo } from './line.js'
+import { entryFileFrom, PI_CORE_ENTRIES, piTypeBoxFiles, type PiLineInfo } from './line.js'
 
 /** What a worker reads to find the bundle: the running line, and each bundled entry file by its original path. */
 export interface PiBundleManifest {
@@ -42,13 +42,13 @@ const INTERNAL_FILES = [
 export function piBundleEntries(line: PiLineInfo): Map<string, string> {
   const entries = PI_CORE_ENTRIES.map((entry) => entryFileFrom(line.packageDir, `${line.scope}/${entry}`))
   const internal = INTERNAL_FILES.map((file) => join(line.packageDir, file))
-  const files = [...new Set([...entries, ...internal])].filter((file): file is string => file !== undefined && existsSync(file))
+  const files = [...new Set([...entries, ...internal, ...piTypeBoxFiles(line).values()])].filter((file): file is string => file !== undefined && existsSync(file))
   return new Map(files.map((file, i) => [`entry-${i}`, file]))
 }
 
-// What stays out of the bundle, imported from its own file: TypeBox, whose schemas Pi hands to extensions
-// and extensions build with their own import of it, and native addons.
-const SHARED = /[\\/]node_modules[\\/](@sinclair[\\/])?typebox[\\/]|\.node$/
+// What stays out of the bundle, imported from its own file: native addons. TypeBox is bundled, and its entries
+// Pi hands to extensions are entries of the bundle, which the extensions' imports of TypeBox get (as in Pi).
+const SHARED = /\.node$/
 
 const packageTypes = new Map<string, string | undefined>()
 

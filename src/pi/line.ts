@@ -35,6 +35,27 @@ export const PI_CORE_ENTRIES = [
   'pi-ai/providers/all',
 ] as const
 
+/**
+ * The TypeBox names Pi's loader answers with the coding agent's own TypeBox, on both lines (the old name
+ * too): each name and the entry it gets.
+ */
+export const PI_TYPEBOX: Readonly<Record<string, string>> = Object.fromEntries(
+  ['', '/compile', '/value'].flatMap((path) => [
+    [`typebox${path}`, `typebox${path}`],
+    [`@sinclair/typebox${path}`, `typebox${path}`],
+  ]),
+)
+
+/** The file of each TypeBox entry Pi hands to extensions (PI_TYPEBOX), as the coding agent finds TypeBox. */
+export function piTypeBoxFiles(line: PiLineInfo): Map<string, string> {
+  const files = new Map<string, string>()
+  for (const entry of new Set(Object.values(PI_TYPEBOX))) {
+    const file = entryFileFrom(line.packageDir, entry)
+    if (file !== undefined) files.set(entry, file)
+  }
+  return files
+}
+
 const codingAgent = (scope: string) => `${scope}/pi-coding-agent`
 
 // package.json, found as Node finds the package from here (its exports may not list package.json).

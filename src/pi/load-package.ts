@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 import { isAbsolute, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DISCOVER_NOTHING, PI_LINE, PiResourceLoader, PiSettings } from './running-line.js'
-import { PI_CORE_ENTRIES, PI_SCOPES, piLineAliases } from './line.js'
+import { PI_CORE_ENTRIES, PI_SCOPES, PI_TYPEBOX, piLineAliases } from './line.js'
 import { piFile } from './bundled.js'
 
 export interface LoadedPackage {
@@ -52,11 +52,6 @@ export async function loadPiPackage(packageDir: string, options: { cwd: string; 
 // The packages Pi hands to every extension instead of the extension's own copy (Pi's docs/packages.md,
 // "Pi bundles core packages"), under either line's name, answered as the running Pi's loader answers them.
 const PI_SPECIFIERS = PI_SCOPES.flatMap((scope) => PI_CORE_ENTRIES.map((entry) => `${scope}/${entry}`))
-// Pi answers the old TypeBox name with the new package.
-const TYPEBOX = ['', '/compile', '/value'].flatMap((path): [string, string][] => [
-  [`typebox${path}`, `typebox${path}`],
-  [`@sinclair/typebox${path}`, `typebox${path}`],
-])
 
 interface Jiti {
   import(id: string): Promise<unknown>
@@ -78,7 +73,7 @@ export function piModuleLoader(): (absolutePath: string) => Promise<Record<strin
   const resolver = createJiti(packageJson, { fsCache: false })
   const lineAliases = piLineAliases(PI_LINE)
   const alias: Record<string, string> = {}
-  const targets = [...PI_SPECIFIERS.map((s): [string, string] => [s, lineAliases[s] ?? s]), ...TYPEBOX]
+  const targets = [...PI_SPECIFIERS.map((s): [string, string] => [s, lineAliases[s] ?? s]), ...Object.entries(PI_TYPEBOX)]
   for (const [specifier, target] of targets) {
     const resolved = isAbsolute(target) ? target : resolver.esmResolve(target, { try: true })
     // Pi's modules are the worker's: the bundle's files where the run built one.
