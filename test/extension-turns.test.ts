@@ -20,49 +20,35 @@ function continuesOnce(message = 'Continue with the goal.', later: (start: () =>
   return { extension, secondRunEnded }
 }
 
-it('an unscripted turn an extension starts fails the test, naming the turn and its first message', async () => {
-  const { extension, secondRunEnded } = continuesOnce()
-  const t = await createTestSession({ extensions: [extension] })
-  await t.run(when('Reach the goal.', [says('Working on it.')]))
-  await secondRunEnded
-  expect(() => t.verify()).toThrow(
-    'Unscripted model request: turn 2, which an extension started on its own with "Continue with the goal.", asked the model for step 2, ' +
-      'but no turn is scripted for it.',
-  )
-})
+// From a timer, as goal modes do; and from setImmediate, which fires before the harness has seen Pi settle
+// after the test's turn, as a timer does on a loaded machine: the turn is the extension's all the same, never
+// more steps of the test's.
+const STARTS: [string, ((start: () => void) => void) | undefined][] = [
+  ['from a timer', undefined],
+  ["while the test's turn is still ending", (start) => setImmediate(start)],
+]
 
-it('t.next(when(...)) scripts the turn an extension starts, and the test awaits it', async () => {
-  const { extension } = continuesOnce()
-  const t = await createTestSession({ extensions: [extension] })
-  const continued = t.next(when('Continue with the goal.', [says('Goal reached.')]))
-  await t.run(when('Reach the goal.', [says('Working on it.')]))
-  await continued
-  expect(t.events.lastAssistantText()).toBe('Goal reached.')
-  expect(t.events.modelRequests.map((request) => request.step)).toEqual([1, 2])
-  expect(t.playbook.remaining).toBe(0)
-})
+describe.each(STARTS)('a turn an extension starts %s', (_, later) => {
+  it('fails the test when unscripted, naming the turn and its first message', async () => {
+    const { extension, secondRunEnded } = continuesOnce('Continue with the goal.', later)
+    const t = await createTestSession({ extensions: [extension] })
+    await t.run(when('Reach the goal.', [says('Working on it.')]))
+    await secondRunEnded
+    expect(() => t.verify()).toThrow(
+      'Unscripted model request: turn 2, which an extension started on its own with "Continue with the goal.", asked the model for step 2, ' +
+        'but no turn is scripted for it.',
+    )
+  })
 
-// setImmediate from agent_end fires before the harness has seen Pi settle after the test's turn, as a timer
-// does on a loaded machine: the turn is the extension's all the same, never more steps of the test's.
-describe("a turn an extension starts while the test's turn is still ending", () => {
-  const immediately = (start: () => void) => setImmediate(start)
-
-  it('is the t.next turn', async () => {
-    const { extension } = continuesOnce('Continue with the goal.', immediately)
+  it('is scripted by t.next(when(...)), and the test awaits it', async () => {
+    const { extension } = continuesOnce('Continue with the goal.', later)
     const t = await createTestSession({ extensions: [extension] })
     const continued = t.next(when('Continue with the goal.', [says('Goal reached.')]))
     await t.run(when('Reach the goal.', [says('Working on it.')]))
     await continued
     expect(t.events.lastAssistantText()).toBe('Goal reached.')
     expect(t.events.modelRequests.map((request) => request.step)).toEqual([1, 2])
-  })
-
-  it('fails the test as unscripted when no turn is scripted for it', async () => {
-    const { extension, secondRunEnded } = continuesOnce('Continue with the goal.', immediately)
-    const t = await createTestSession({ extensions: [extension] })
-    await t.run(when('Reach the goal.', [says('Working on it.')]))
-    await secondRunEnded
-    expect(() => t.verify()).toThrow('Unscripted model request: turn 2, which an extension started on its own with "Continue with the goal."')
+    expect(t.playbook.remaining).toBe(0)
   })
 })
 
