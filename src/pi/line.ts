@@ -1,6 +1,6 @@
 // Which Pi runs the sessions: Pi changed its npm scope, and either line may be the installed peer.
 // This module only reads package.json files; the chosen line's adapter is the one that imports Pi.
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join } from 'node:path'
 
@@ -114,7 +114,10 @@ export function choosePiLine(found: PiLineInfo[], forced?: string, node = proces
 
 /** The directory of `name` (a package) as Node finds it from `dir`: beside it, or in a node_modules above. */
 function packageDirFrom(dir: string, name: string): string | undefined {
-  for (const base of createRequire(join(dir, 'package.json')).resolve.paths(name) ?? []) {
+  // From the real path, as Node resolves a module's imports: a package linked into node_modules finds its
+  // dependencies beside its real folder, not beside the link.
+  const from = existsSync(dir) ? realpathSync(dir) : dir
+  for (const base of createRequire(join(from, 'package.json')).resolve.paths(name) ?? []) {
     if (existsSync(join(base, name, 'package.json'))) return join(base, name)
   }
   return undefined
