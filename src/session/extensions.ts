@@ -29,7 +29,7 @@ interface LoadOptions {
   handlersRunning?: Set<HandlerOrigin>
   /** Told when a `pi.events` listener throws (Pi 0.73's bus only prints it; 1.x reports it as this). */
   listenerThrew?: (error: ExtensionErrorRecord) => void
-  /** Sends a message of the extension's that starts a turn (see `ownTurns` in create.ts); by default at once. */
+  /** Sends a message of the extension's that starts a turn (see `startTurn` in create.ts); by default at once. */
   startTurn?: (send: () => void) => void
 }
 
