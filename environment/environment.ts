@@ -5,6 +5,7 @@ import { builtinEnvironments, type Environment } from 'vitest/runtime'
 import { enterIsolation } from '../src/isolation/isolation.js'
 import { settleTempDirs } from '../src/isolation/temp-dirs.js'
 import { findPiLine } from '../src/pi/line.js'
+import { usesPiBundle } from '../src/pi/bundled.js'
 import { setFileDefaults, type PiEnvironmentOptions } from './defaults.js'
 
 const vitestVersion = () => (createRequire(import.meta.url)('vitest/package.json') as { version: string }).version
@@ -32,10 +33,10 @@ export const environment: Environment = {
     const line = findPiLine()
     // Pi 1.x's pi-ai imports JSON modules (`import … with { type: 'json' }`). Vitest 4's VM pools build a JSON
     // module outside the test file's VM context, and Node refuses to link it ("Linked modules must use the
-    // same context"); Vitest 5 builds it inside the context.
-    if (line.scope === '@earendil-works' && vitestMajor() < 5) {
+    // same context"); Vitest 5 builds it inside the context, and Pi's bundle has the JSON inlined.
+    if (line.scope === '@earendil-works' && vitestMajor() < 5 && !usesPiBundle(line)) {
       throw new Error(
-        `${line.packageName}@${line.version} cannot run in Vitest ${vitestVersion()}'s VM pools (vmThreads, vmForks): Vitest 4 builds the JSON modules Pi 1.x imports outside the test's VM context, where Node cannot link them. Use the forks or threads pool, or Vitest 5.`,
+        `${line.packageName}@${line.version} imported from its own files cannot run in Vitest ${vitestVersion()}'s VM pools (vmThreads, vmForks): Vitest 4 builds the JSON modules Pi 1.x imports outside the test's VM context, where Node cannot link them. Use pi() with its bundle of Pi (the default; not bundlePi: false), the forks or threads pool, or Vitest 5.`,
       )
     }
     const base = await builtinEnvironments.node.setupVM!(options)

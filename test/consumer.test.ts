@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { failuresByTitle, installConsumer, VITEST_MAJOR, type Consumer, type VitestReport } from './support/consumer.js'
 import { CURRENT_LINE } from './support/pi-line.js'
+import { PI_BUNDLE_ENV } from '../src/pi/bundled.js'
 
 let consumer: Consumer
 beforeAll(async () => {
@@ -16,16 +17,20 @@ const passedAll = (report: VitestReport) => ({ passed: report.numPassedTests, fa
 describe('a consumer project with plugins: [pi()]', () => {
   for (const pool of ['forks', 'threads', 'vmThreads', 'vmForks']) {
     if (pool.startsWith('vm') && CURRENT_LINE && VITEST_MAJOR < 5) {
-      // Pi 1.x imports JSON modules, which Vitest 4's VM pools cannot link: the environment says so at once.
-      it(`names the ${pool} pool's limit with Pi 1.x on Vitest 4 instead of a linker error`, async () => {
-        const { result, report } = await consumer.vitest(['tests/snapshot.test.ts', `--pool=${pool}`, '--reporter=default'])
+      // Pi 1.x's own files import JSON modules, which Vitest 4's VM pools cannot link (the bundle has them
+      // inlined): without pi() and its bundle, the environment says so at once.
+      it(`names the ${pool} pool's limit with Pi 1.x's own files on Vitest 4 instead of a linker error`, async () => {
+        // Not this run's bundle either: the consumer's Pi is this checkout's, linked in.
+        const { result, report } = await consumer.vitest(['--config=vitest.noplugin.config.ts', 'tests/snapshot.test.ts', `--pool=${pool}`, '--reporter=default'], {
+          [PI_BUNDLE_ENV]: undefined,
+        })
         expect(result.status).toBe('failed')
         expect(report.numTotalTests).toBe(0)
+        expect(result.outputTail).toContain('imported from its own files cannot run in Vitest 4')
         expect(result.outputTail).toContain(
-          "VM pools (vmThreads, vmForks): Vitest 4 builds the JSON modules Pi 1.x imports outside the test's VM context, where Node cannot link them. Use the forks or threads pool, or Vitest 5.",
+          "VM pools (vmThreads, vmForks): Vitest 4 builds the JSON modules Pi 1.x imports outside the test's VM context, where Node cannot link them. Use pi() with its bundle of Pi (the default; not bundlePi: false), the forks or threads pool, or Vitest 5.",
         )
       })
-      continue
     }
     it(`passes its suite in the ${pool} pool, leaving no temp dir behind`, async () => {
       // The sessions' dirs are made ahead and removed in the background; each file waits for them at its end.
