@@ -189,6 +189,22 @@ describe('pi({ bundlePi })', () => {
     }
   })
 
+  it("leaves a config's own alias of TypeBox first: the way to another TypeBox than Pi's", async () => {
+    const restore = setEnv({ [PI_BUNDLE_ENV]: process.env[PI_BUNDLE_ENV]! })
+    try {
+      const config = { resolve: { alias: { typebox: '/elsewhere/typebox.mjs' } as object } }
+      await (pi({}).config as (config: object) => Promise<void>)(config)
+      const matching = (config.resolve.alias as { find: string | RegExp; replacement: string }[]).filter(({ find }) =>
+        typeof find === 'string' ? find === 'typebox' : find.test('typebox'),
+      )
+      // Vite takes the first alias that matches.
+      expect(matching.map(({ replacement }) => replacement)[0]).toBe('/elsewhere/typebox.mjs')
+      expect(matching).toHaveLength(2)
+    } finally {
+      restore()
+    }
+  })
+
   it("false: Pi's own files, as an unbundled run imports them", async () => {
     const { env, aliases } = await configure({ bundlePi: false })
     expect(env).toBeUndefined()
