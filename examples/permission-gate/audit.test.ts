@@ -1,14 +1,17 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { auditGuard } from 'vitest-environment-pi'
 
 // Pi's own examples/extensions/permission-gate.ts, as Pi ships it. Vitest does not transform TypeScript inside
-// node_modules, so the test loads a copy made in a temp dir for the run.
+// node_modules, so the test loads a copy made in a temp dir for the run, removed when the file ends.
+const copies = mkdtempSync(join(tmpdir(), 'pi-permission-gate-'))
+afterAll(() => rmSync(copies, { recursive: true, force: true }))
+
 function pisPermissionGate(): string {
   const shipped = join(import.meta.dirname, '../../node_modules/@earendil-works/pi-coding-agent/examples/extensions/permission-gate.ts')
-  const copy = join(mkdtempSync(join(tmpdir(), 'pi-permission-gate-')), 'permission-gate.ts')
+  const copy = join(mkdtempSync(join(copies, 'copy-')), 'permission-gate.ts')
   writeFileSync(copy, readFileSync(shipped, 'utf8'))
   return copy
 }
