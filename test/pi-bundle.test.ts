@@ -154,12 +154,15 @@ describe('building the bundle', () => {
 })
 
 describe('pi({ bundlePi })', () => {
-  const configure = async (options: Parameters<typeof pi>[0]) => {
+  type AliasEntry = { find: string | RegExp; replacement: string }
+  /** What pi(options)'s config hook makes of `resolve` (over the config's own), and the bundle it names to the workers. */
+  const configure = async (options: Parameters<typeof pi>[0], resolve: { alias?: object } = {}) => {
     const restore = setEnv({ [PI_BUNDLE_ENV]: process.env[PI_BUNDLE_ENV]! })
     try {
-      const config: { test?: object; resolve?: { alias?: { replacement: string }[] } } = {}
+      const config: { test?: object; resolve?: { alias?: object } } = { resolve }
       await (pi(options).config as (config: object) => Promise<void>)(config)
-      return { env: process.env[PI_BUNDLE_ENV], aliases: config.resolve!.alias!.map((alias) => alias.replacement) }
+      const entries = config.resolve!.alias as AliasEntry[]
+      return { env: process.env[PI_BUNDLE_ENV], entries, aliases: entries.map((alias) => alias.replacement) }
     } finally {
       restore()
     }
@@ -190,19 +193,11 @@ describe('pi({ bundlePi })', () => {
   })
 
   it("leaves a config's own alias of TypeBox first: the way to another TypeBox than Pi's", async () => {
-    const restore = setEnv({ [PI_BUNDLE_ENV]: process.env[PI_BUNDLE_ENV]! })
-    try {
-      const config = { resolve: { alias: { typebox: '/elsewhere/typebox.mjs' } as object } }
-      await (pi({}).config as (config: object) => Promise<void>)(config)
-      const matching = (config.resolve.alias as { find: string | RegExp; replacement: string }[]).filter(({ find }) =>
-        typeof find === 'string' ? find === 'typebox' : find.test('typebox'),
-      )
-      // Vite takes the first alias that matches.
-      expect(matching.map(({ replacement }) => replacement)[0]).toBe('/elsewhere/typebox.mjs')
-      expect(matching).toHaveLength(2)
-    } finally {
-      restore()
-    }
+    const { entries } = await configure({}, { alias: { typebox: '/elsewhere/typebox.mjs' } })
+    const matching = entries.filter(({ find }) => (typeof find === 'string' ? find === 'typebox' : find.test('typebox')))
+    // Vite takes the first alias that matches.
+    expect(matching.map(({ replacement }) => replacement)[0]).toBe('/elsewhere/typebox.mjs')
+    expect(matching).toHaveLength(2)
   })
 
   it("false: Pi's own files, as an unbundled run imports them", async () => {
