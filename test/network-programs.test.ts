@@ -67,9 +67,14 @@ describe('refusedProgramsDir', () => {
       const inherited = 'PATH=/tmp/pi-refused-programs-Ab12Cd:/usr/bin'
       const env = guardedEnvironment([inherited], undefined, 'http://pi-child-1:refused@127.0.0.1:9', ['telnet'])
       expect(env).toContain(inherited)
+      // Python's guard too, from the same dir, with no PYTHONPATH given or with one of the child's own.
+      expect(env).toContain('PYTHONPATH=/tmp/pi-refused-programs-Ab12Cd/python')
+      expect(guardedEnvironment([inherited, 'PYTHONPATH=/opt/lib'], undefined, 'http://pi-child-1:refused@127.0.0.1:9', ['telnet'])).toContain('PYTHONPATH=/tmp/pi-refused-programs-Ab12Cd/python:/opt/lib')
       expect(readdirSync(tmp)).toEqual([])
       // A child whose PATH has none gets them, made here.
-      expect(guardedEnvironment(['PATH=/usr/bin'], undefined, 'http://pi-child-2:refused@127.0.0.1:9', ['telnet'])).toContainEqual(expect.stringMatching(new RegExp(`^PATH=${tmp}/pi-refused-programs-\\w+:/usr/bin$`)))
+      expect(guardedEnvironment(['PATH=/usr/bin'], undefined, 'http://pi-child-2:refused@127.0.0.1:9', ['telnet'])).toEqual(
+        expect.arrayContaining([expect.stringMatching(new RegExp(`^PATH=${tmp}/pi-refused-programs-\\w+:/usr/bin$`)), expect.stringMatching(new RegExp(`^PYTHONPATH=${tmp}/pi-refused-programs-\\w+/python$`))]),
+      )
     } finally {
       process.env.TMPDIR = saved
       removeRefusedProgramsDirs()

@@ -4,11 +4,13 @@
 // - its proxy variables name a loopback proxy that refuses every request (curl, wget, git, pip…), and the
 //   request is reported, naming the program, the host and the child;
 // - a program that reaches the network without a proxy (ssh, nc, ping, dig…) is refused at the spawn, and
-//   run by name from a shell or a script it finds a stand-in first on PATH that refuses it and reports it.
+//   run by name from a shell or a script it finds a stand-in first on PATH that refuses it and reports it;
+// - PYTHONPATH loads Python's own guard, which refuses the sockets Python opens itself and reports them.
 import { ChildProcess } from 'node:child_process'
 import { globalSlot } from '../shared/global-slot.js'
 import { currentSession, type SessionScope } from '../shared/session-context.js'
 import { refusedProgram, refusedProgramsDir } from './network-programs.js'
+import { withPythonGuard } from './network-python.js'
 import { guards, refuse, type Method, type Site } from './network-policy.js'
 import { refusingProxy, type ProxyRequest } from './refusing-proxy.js'
 
@@ -75,15 +77,18 @@ function afterwards<T>(result: T, then: () => void): T {
 
 /** The child's environment with the guard's variables; `proxy`'s user name names the child. */
 export function guardedEnvironment(envPairs: string[], preload: string | undefined, proxy: string, allowed: readonly string[]): string[] {
+  const valueOf = (name: string) => envPairs.find((pair) => pair.startsWith(`${name}=`))?.slice(name.length + 1)
+  let standIns: string | undefined | null = null
+  const standInsDir = () => (standIns ??= inheritedStandIns(valueOf('PATH')) ?? inheritedStandIns(process.env.PATH) ?? refusedProgramsDir(allowed))
   const replaced = new Map<string, (value: string | undefined) => string | undefined>([
     ...PROXY_VARIABLES.map((name) => [name, () => proxy] as const),
     ['no_proxy', () => LOOPBACK],
     ['NO_PROXY', () => LOOPBACK],
     ['NODE_OPTIONS', (value) => (preload === undefined ? value : value === undefined ? preload : value.includes(preload) ? value : `${value} ${preload}`)],
-    ['PATH', (value) => withStandIns(value, allowed)],
+    ['PATH', (value) => withStandIns(value, standInsDir)],
+    ['PYTHONPATH', (value) => withPythonGuard(value, standInsDir)],
   ])
   const kept = envPairs.filter((pair) => !replaced.has(pair.slice(0, pair.indexOf('='))))
-  const valueOf = (name: string) => envPairs.find((pair) => pair.startsWith(`${name}=`))?.slice(name.length + 1)
   const added = [...replaced].flatMap(([name, value]) => {
     const next = value(valueOf(name))
     return next === undefined ? [] : [`${name}=${next}`]
@@ -92,14 +97,19 @@ export function guardedEnvironment(envPairs: string[], preload: string | undefin
 }
 
 /**
- * The PATH with the stand-ins first. A guarded child's PATH starts with those its parent made, and its own
- * children keep them: a child makes none of its own, which no one would remove when a pool kills it. Without
- * PATH a shell looks in its default dirs, where the stand-ins are not: they come first in those too.
+ * The stand-ins a guarded parent made, first on `path`. A guarded child's own children get those (also when
+ * the child gives them a PATH of its own): a child makes none, which no one would remove when a pool kills it.
  */
-function withStandIns(path: string | undefined, allowed: readonly string[]): string | undefined {
-  if (path !== undefined && /(^|\/)pi-refused-programs-\w+$/.test(path.split(':')[0]!)) return path
-  const standIns = refusedProgramsDir(allowed)
-  return standIns === undefined ? path : `${standIns}:${path ?? '/usr/local/bin:/usr/bin:/bin'}`
+function inheritedStandIns(path: string | undefined): string | undefined {
+  const first = path?.split(':')[0]
+  return first !== undefined && /(^|\/)pi-refused-programs-\w+$/.test(first) ? first : undefined
+}
+
+/** The PATH with the stand-ins first. Without PATH a shell looks in its default dirs: they come first in those too. */
+function withStandIns(path: string | undefined, standIns: () => string | undefined): string | undefined {
+  if (path !== undefined && inheritedStandIns(path) !== undefined) return path
+  const dir = standIns()
+  return dir === undefined ? path : `${dir}:${path ?? '/usr/local/bin:/usr/bin:/bin'}`
 }
 
 function remember(child: Child): string {
@@ -110,11 +120,14 @@ function remember(child: Child): string {
   return token
 }
 
-// What a child asked the proxy: a host, or (from a refused program's stand-in) to run that program.
-function proxyAsked({ token, agent, target, refusedArgv }: ProxyRequest): void {
+// What a child asked the proxy: a host, or (from a refused program's stand-in) to run that program, or (from
+// Python's guard) what it refused.
+function proxyAsked({ token, agent, target, refusedArgv, refusedSocket }: ProxyRequest): void {
   const child = token === undefined ? undefined : children.get().byToken.get(token)
   const where = child === undefined ? 'a child process' : `the child process \`${child.command}\``
-  if (refusedArgv !== undefined) {
+  if (refusedSocket !== undefined) {
+    report(child, `${refusedSocket.target}, which ${refusedSocket.by} asked for itself, not through the proxy that child processes get, in ${where}; it was refused`)
+  } else if (refusedArgv !== undefined) {
     const [program = '?', ...args] = refusedArgv
     report(child, `${program}, which reaches the network without a proxy, run as \`${commandLine([program, ...args])}\` by ${where}; it was not run`)
   } else {

@@ -5,6 +5,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { globalSlot } from '../shared/global-slot.js'
+import { writePythonGuard } from './network-python.js'
 
 /** Clients of ssh, raw TCP and UDP, ICMP and DNS: none of them honours http_proxy. */
 export const REFUSED_PROGRAMS = [
@@ -44,8 +45,9 @@ export function programName(file: string): string {
 }
 
 /**
- * A dir of stand-ins, one per refused program not in `allowed`, for the front of a child's PATH; undefined on
- * Windows, where a stand-in would be a .cmd file that a program's own lookup may skip.
+ * A dir of stand-ins, one per refused program not in `allowed`, for the front of a child's PATH, with the
+ * Python guard (network-python.ts); undefined on Windows, where a stand-in would be a .cmd file that a
+ * program's own lookup may skip.
  */
 export function refusedProgramsDir(allowed: readonly string[]): string | undefined {
   if (process.platform === 'win32') return undefined
@@ -87,6 +89,7 @@ function writeStandIns(allowed: readonly string[]): string {
     writeFileSync(join(dir, name), `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(script)} ${name} "$@"\n`)
     chmodSync(join(dir, name), 0o755)
   }
+  writePythonGuard(dir)
   return dir
 }
 

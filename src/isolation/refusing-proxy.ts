@@ -5,7 +5,10 @@
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads'
 import { globalSlot } from '../shared/global-slot.js'
 
-/** What the proxy was asked: `target` (`example.com:443`), or a refused program's argv that its stand-in sent. */
+/**
+ * What the proxy was asked: `target` (`example.com:443`), a refused program's argv that its stand-in sent, or
+ * a connection an interpreter's guard refused (network-python.ts).
+ */
 export interface ProxyRequest {
   /** The user name of the proxy URL the child got (`http://<token>@127.0.0.1:<port>`), when the client sent it. */
   token: string | undefined
@@ -13,6 +16,8 @@ export interface ProxyRequest {
   agent: string | undefined
   target?: string
   refusedArgv?: string[]
+  /** `{ target: 'example.com:80', by: 'Python 3.11.7' }`. */
+  refusedSocket?: { target: string; by: string }
 }
 
 /** A Worker option the network guard lets through unguarded: the proxy's own thread reaches loopback alone. */
@@ -72,10 +77,11 @@ const tokenOf = (request) => {
 const asked = (request, fields) => port.postMessage({ token: tokenOf(request), agent: request.headers['user-agent'], ...fields })
 const refusal = (target) => 'Network access is disabled in tests: ' + target + '\\n'
 const server = http.createServer((request, response) => {
-  if (request.method === 'POST' && request.url === '/refused-program') {
+  const told = { '/refused-program': 'refusedArgv', '/refused-socket': 'refusedSocket' }[request.url]
+  if (request.method === 'POST' && told !== undefined) {
     let body = ''
     request.setEncoding('utf8').on('data', (chunk) => (body += chunk)).on('end', () => {
-      try { asked(request, { refusedArgv: JSON.parse(body) }) } catch {}
+      try { asked(request, { [told]: JSON.parse(body) }) } catch {}
       response.end()
     })
     return
