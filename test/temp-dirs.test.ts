@@ -1,6 +1,6 @@
 // The temp dirs sessions live in: made ahead and removed in the background, and all gone once settled.
 import { execFileSync } from 'node:child_process'
-import fs, { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import fs, { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
@@ -111,6 +111,23 @@ describe('temp dirs', () => {
     await settleTempDirs()
     expect(existsSync(root)).toBe(false)
     expect(left()).toEqual([])
+  })
+
+  it('removes a symlink inside a dir, never what it points to', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'pi-probe-outside-'))
+    try {
+      writeFileSync(join(outside, 'keep.txt'), 'not the session\'s')
+      const root = await takeTempDir(PREFIX)
+      mkdirSync(join(root, 'links'))
+      symlinkSync(outside, join(root, 'links', 'to-dir'))
+      symlinkSync(join(outside, 'keep.txt'), join(root, 'to-file'))
+      releaseTempDir(root)
+      await settleTempDirs()
+      expect(existsSync(root)).toBe(false)
+      expect(readdirSync(outside)).toEqual(['keep.txt'])
+    } finally {
+      rmSync(outside, { recursive: true, force: true })
+    }
   })
 
   it('makes the dirs of `within` in each dir, made here or ahead, and removes them whether or not anything was written there', async () => {

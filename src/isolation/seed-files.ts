@@ -26,7 +26,7 @@ export function seedFileProblem(key: string, content: unknown, option: string): 
  * that reaches outside `dir` through a symlink already there is refused, naming the key (`nameOf(key)`).
  */
 export function writeSeedFiles(dir: string, files: SeedFiles, nameOf: (key: string) => string): void {
-  const root = realpathSync(dir)
+  const root = realpathSync.native(dir)
   // Each parent made and resolved once: ten files cost about ten opens and writes, not forty calls.
   const parents = new Map<string, string>()
   for (const [key, content] of Object.entries(files)) {
@@ -39,7 +39,7 @@ export function writeSeedFiles(dir: string, files: SeedFiles, nameOf: (key: stri
       let resolved = parents.get(parent)
       if (resolved === undefined) {
         if (parent !== root) mkdirSync(parent, { recursive: true })
-        parents.set(parent, (resolved = realpathSync(parent)))
+        parents.set(parent, (resolved = realpathSync.native(parent)))
       }
       const refuse = () => new TypeError(`createTestSession: option "${name}" reaches outside the dir through a symlink (${resolved}); seeded files stay inside the session's home and cwd`)
       if (isOutside(root, resolved)) throw refuse()

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, normalize, sep } from 'node:path'
 import { messageOf } from '../shared/errors.js'
 import { processSlot } from '../shared/global-slot.js'
+import { removeTree } from './remove-tree.js'
 
 /** A dir being made ahead: `root` is set once it exists. */
 interface MadeAhead {
@@ -108,8 +109,9 @@ export function releaseTempDir(root: string, owner?: () => string, within?: stri
     const next = (at: number) =>
       rmdir(emptyFirst[at] ?? root, (error) => {
         if (error === null) return at < emptyFirst.length ? next(at + 1) : done()
-        removeAll((failed) => {
+        removeTree(root, (failed) => {
           if (failed === null) return done()
+          // Node's own removal, which retries what a busy file system refuses, once access is back.
           restoreAccess(root)
           removeAll((again) => {
             if (again !== null) failures.push(`${root}${owner ? ` (${owner()})` : ''}: ${messageOf(again)}`)

@@ -1,7 +1,7 @@
 // A session's settings as Pi keeps them: Pi's own SettingsManager over the global file
 // (`<agentDir>/settings.json`) and the project's (`<cwd>/.pi/settings.json`), merged as Pi merges them,
 // saved where Pi saves them; with the harness's own defaults beneath the global file.
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import type { SettingsManager } from '@mariozechner/pi-coding-agent'
 import { PiSettings } from './running-line.js'
 
@@ -69,6 +69,9 @@ function underHarnessSettings(files: SettingsStorage): SettingsStorage {
 }
 
 function readIfThere(path: string): string | undefined {
+  // No file is the common case (nothing seeded), read four times a session: a failed read builds an error
+  // with its stack each time, about ten times what the check costs.
+  if (!existsSync(path)) return undefined
   try {
     return readFileSync(path, 'utf8')
   } catch (error) {
