@@ -183,6 +183,19 @@ const TEN_SEEDS = {
 }
 const seededIteration = () => harnessIteration(TEN_SEEDS)
 
+// The disk's own part of seeding, with no harness or Pi: a home and a cwd made, the same ten files written into
+// them, and both removed, by plain Node (synchronously), against the two dirs made and removed alone.
+function diskIteration(seeds = {}) {
+  for (const files of [seeds.home ?? {}, seeds.files ?? {}]) {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-seed-floor-'))
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(join(dir, path, '..'), { recursive: true })
+      writeFileSync(join(dir, path), typeof content === 'string' ? content : `${JSON.stringify(content, null, 2)}\n`)
+    }
+    rmSync(dir, { recursive: true })
+  }
+}
+
 async function checkSeeded() {
   const t = await createTestSession({ extensions: [standardExtension], ...TEN_SEEDS })
   const seededFiles = [...Object.keys(TEN_SEEDS.home).map((path) => join(t.home, path)), ...Object.keys(TEN_SEEDS.files).map((path) => join(t.cwd, path))]
@@ -397,6 +410,7 @@ try {
       let floor
       let off
       let seeded
+      let disk
       try {
         held = await timeInBlocks(HELD_ITERATIONS, { harness: harnessIteration, bare: bareIteration }, 'a-held')
         // What the isolation alone costs: bare Pi inside a session's isolation, in the harness's column.
@@ -407,6 +421,7 @@ try {
         // What seeding costs: the harness with ten small files seeded against the harness with none.
         await checkSeeded()
         seeded = await timeInBlocks(HELD_ITERATIONS, { harness: seededIteration, bare: harnessIteration }, 'a-seeded')
+        disk = await timeInBlocks(HELD_ITERATIONS, { harness: () => diskIteration(TEN_SEEDS), bare: () => diskIteration() })
       } finally {
         leave()
       }
@@ -414,6 +429,7 @@ try {
       results.a.isolationFloor = { iterations: HELD_ITERATIONS, isolatedBare: summary(floor.harness), bare: summary(floor.bare), raw: { isolatedBare: floor.harness, bare: floor.bare } }
       results.a.contextOff = { iterations: HELD_ITERATIONS, harness: summary(off.harness), bare: summary(off.bare), raw: off }
       results.a.seeded = { iterations: HELD_ITERATIONS, seeded: summary(seeded.harness), unseeded: summary(seeded.bare), raw: { seeded: seeded.harness, unseeded: seeded.bare } }
+      results.a.seedDisk = { iterations: HELD_ITERATIONS, seeded: summary(disk.harness), unseeded: summary(disk.bare), raw: { seeded: disk.harness, unseeded: disk.bare } }
     }
     if (side === 'both') {
       log(`(a) median harness ${results.a.harness.median.toFixed(2)} ms, bare ${results.a.bare.median.toFixed(2)} ms`)
@@ -584,6 +600,7 @@ if (results.a && side === 'both') {
   row('(a) held: bare Pi in a session\'s isolation alone (harness column)', results.a.isolationFloor.isolatedBare.median, results.a.isolationFloor.bare.median, 'diagnostic', undefined)
   const { seeded, unseeded } = results.a.seeded
   row('(a) held: ten small files seeded / none (both columns harness)', seeded.median, unseeded.median, 'seeded ≤ none + 1 ms', seeded.median <= unseeded.median + 1)
+  row('(a) … the disk alone: those files written and removed by plain Node / the dirs alone', results.a.seedDisk.seeded.median, results.a.seedDisk.unseeded.median, 'diagnostic', undefined)
 }
 if (results.b?.[100] && results.b?.[1000] && side === 'both') {
   row('(b) per call, 100 calls', results.b[100].harnessPerCallMs, results.b[100].barePerCallMs, 'info', undefined)
