@@ -5,12 +5,15 @@
 //   request is reported, naming the program, the host and the child;
 // - a program that reaches the network without a proxy (ssh, nc, ping, dig…) is refused at the spawn, and
 //   run by name from a shell or a script it finds a stand-in first on PATH that refuses it and reports it;
-// - PYTHONPATH loads Python's own guard, which refuses the sockets Python opens itself and reports them.
+// - PYTHONPATH and PERL5OPT load Python's and Perl's own guards, which refuse the sockets the interpreter
+//   opens itself and report them.
 import { ChildProcess } from 'node:child_process'
+import { delimiter, join } from 'node:path'
 import { globalSlot } from '../shared/global-slot.js'
 import { currentSession, type SessionScope } from '../shared/session-context.js'
 import { refusedProgram, refusedProgramsDir } from './network-programs.js'
-import { withPythonGuard } from './network-python.js'
+import { PERL_GUARD_DIR, withPerlGuard } from './network-perl.js'
+import { PYTHON_GUARD_DIR } from './network-python.js'
 import { guards, refuse, type Method, type Site } from './network-policy.js'
 import { refusingProxy, type ProxyRequest } from './refusing-proxy.js'
 
@@ -86,7 +89,9 @@ export function guardedEnvironment(envPairs: string[], preload: string | undefin
     ['NO_PROXY', () => LOOPBACK],
     ['NODE_OPTIONS', (value) => (preload === undefined ? value : value === undefined ? preload : value.includes(preload) ? value : `${value} ${preload}`)],
     ['PATH', (value) => withStandIns(value, standInsDir)],
-    ['PYTHONPATH', (value) => withPythonGuard(value, standInsDir)],
+    ['PYTHONPATH', (value) => withGuardDir(value, standInsDir, PYTHON_GUARD_DIR)],
+    ['PERL5LIB', (value) => withGuardDir(value, standInsDir, PERL_GUARD_DIR)],
+    ['PERL5OPT', (value) => withPerlGuard(value, standInsDir)],
   ])
   const kept = envPairs.filter((pair) => !replaced.has(pair.slice(0, pair.indexOf('='))))
   const added = [...replaced].flatMap(([name, value]) => {
@@ -112,6 +117,15 @@ function withStandIns(path: string | undefined, standIns: () => string | undefin
   return dir === undefined ? path : `${dir}:${path ?? '/usr/local/bin:/usr/bin:/bin'}`
 }
 
+/** A path list (`PYTHONPATH`) with the guard's `dir` in the stand-ins first; as it was where there are none. */
+function withGuardDir(list: string | undefined, standIns: () => string | undefined, dir: string): string | undefined {
+  const standInsDir = standIns()
+  if (standInsDir === undefined) return list
+  const guard = join(standInsDir, dir)
+  if (list === undefined || list === '') return guard
+  return list.split(delimiter)[0] === guard ? list : `${guard}${delimiter}${list}`
+}
+
 function remember(child: Child): string {
   const state = children.get()
   const token = `pi-child-${state.next++}`
@@ -121,7 +135,7 @@ function remember(child: Child): string {
 }
 
 // What a child asked the proxy: a host, or (from a refused program's stand-in) to run that program, or (from
-// Python's guard) what it refused.
+// Python's or Perl's guard) what it refused.
 function proxyAsked({ token, agent, target, refusedArgv, refusedSocket }: ProxyRequest): void {
   const child = token === undefined ? undefined : children.get().byToken.get(token)
   const where = child === undefined ? 'a child process' : `the child process \`${child.command}\``

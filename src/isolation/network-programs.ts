@@ -5,6 +5,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { globalSlot } from '../shared/global-slot.js'
+import { writePerlGuard } from './network-perl.js'
 import { writePythonGuard } from './network-python.js'
 
 /** Clients of ssh, raw TCP and UDP, ICMP and DNS: none of them honours http_proxy. */
@@ -46,7 +47,7 @@ export function programName(file: string): string {
 
 /**
  * A dir of stand-ins, one per refused program not in `allowed`, for the front of a child's PATH, with the
- * Python guard (network-python.ts); undefined on Windows, where a stand-in would be a .cmd file that a
+ * Python and Perl guards (network-python.ts, network-perl.ts); undefined on Windows, where a stand-in would be a .cmd file that a
  * program's own lookup may skip.
  */
 export function refusedProgramsDir(allowed: readonly string[]): string | undefined {
@@ -90,6 +91,7 @@ function writeStandIns(allowed: readonly string[]): string {
     chmodSync(join(dir, name), 0o755)
   }
   writePythonGuard(dir)
+  writePerlGuard(dir)
   return dir
 }
 

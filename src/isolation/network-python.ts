@@ -5,19 +5,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-/** Writes the guard into `<standIns>/python`, the dir of the child's stand-ins for refused programs. */
-export function writePythonGuard(standIns: string): void {
-  mkdirSync(join(standIns, 'python'))
-  writeFileSync(join(standIns, 'python', 'sitecustomize.py'), PYTHON_GUARD)
-}
+/** The dir in the child's stand-ins dir that holds the guard, first on the child's PYTHONPATH. */
+export const PYTHON_GUARD_DIR = 'python'
 
-/** `PYTHONPATH` with the guard's dir first: `standIns`'s, none where there are no stand-ins. */
-export function withPythonGuard(pythonPath: string | undefined, standIns: () => string | undefined): string | undefined {
-  const dir = standIns()
-  if (dir === undefined) return pythonPath
-  const guard = join(dir, 'python')
-  if (pythonPath === undefined || pythonPath === '') return guard
-  return pythonPath.split(':')[0] === guard ? pythonPath : `${guard}:${pythonPath}`
+/** Writes the guard into `<standIns>/python`. */
+export function writePythonGuard(standIns: string): void {
+  mkdirSync(join(standIns, PYTHON_GUARD_DIR))
+  writeFileSync(join(standIns, PYTHON_GUARD_DIR, 'sitecustomize.py'), PYTHON_GUARD)
 }
 
 // Python 3 only, in syntax Python 2 still parses (a `python` that is 2 loads it and is left alone).
