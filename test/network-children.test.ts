@@ -172,6 +172,26 @@ describe('a program that reaches the network without a proxy (nc, ssh)', () => {
   })
 })
 
+describe("a client told not to use the proxy (curl --noproxy '*')", () => {
+  it.each(['spawnSync', 'execFile', 'exec', 'shell -c', 'pi.exec'])('started by %s: is refused at the spawn, named, and never runs', async (way) => {
+    t = await createTestSession({ extensions: [EXTENSION], unhandled: 'bypass' })
+    const shell = ['exec', 'shell -c'].includes(way)
+    const child = shell ? `${way === 'exec' ? '/bin/sh' : 'sh'} -c "curl -sS --noproxy * https://example.com/x"` : 'curl -sS --noproxy "*" https://example.com/x'
+    await expect(t.run(run(way, 'curl', ['-sS', '--noproxy', shell ? "'*'" : '*', 'https://example.com/x']))).rejects.toThrow(
+      `Network access is disabled in tests: curl --noproxy *, which tells the program not to use the proxy that child processes get, in the child process \`${shell ? child.replace('*', "'*'") : child}\`; it was not started; started by`,
+    )
+    expect(recorded()).toEqual([])
+  })
+
+  it('is started as before where only loopback goes around the proxy, and meets the proxy for any other host', async () => {
+    t = await createTestSession({ extensions: [EXTENSION] })
+    await expect(t.run(run('spawnSync', 'curl', ['-sS', '--noproxy', 'localhost,127.0.0.1', 'https://example.com/x']))).rejects.toThrow(
+      'Network access is disabled in tests: example.com:443, asked of the proxy that child processes get by curl/1.0 in the child process `curl -sS --noproxy localhost,127.0.0.1 https://example.com/x`; the proxy refused it',
+    )
+    expect(recorded()).toEqual([{ program: 'curl', args: ['-sS', '--noproxy', 'localhost,127.0.0.1', 'https://example.com/x'], proxy: expect.stringMatching(PROXY), noProxy: 'localhost,127.0.0.1,::1' }])
+  })
+})
+
 describe('local programs', () => {
   it('run as before, with the proxy variables and the stand-ins first on PATH', async () => {
     t = await createTestSession({ extensions: [EXTENSION], files: { 'a.txt': 'a' } })

@@ -5,7 +5,7 @@
 // own, which the interpreter loads first (as it loads a user's), that records what would leave loopback and
 // refuses it. Nothing leaves the machine, whatever the guard does.
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -228,5 +228,49 @@ describe.each(INTERPRETERS.map((interpreter) => [interpreter.name, interpreter] 
     } finally {
       release()
     }
+  })
+})
+
+// What each would run, were it started: it writes a file, and reaches for no network.
+const skipsRoot = mkdtempSync(join(tmpdir(), 'pi-interpreter-skips-'))
+afterAll(() => rmSync(skipsRoot, { recursive: true, force: true }))
+const started = (program: string) => join(skipsRoot, `${program}.started`)
+/** Each way: how the extension starts it, the words refused, the arguments. */
+const SKIPPING: { program: string; name: string; guard: string; ways: [string, string, string[]][] }[] = [
+  {
+    program: 'python3',
+    name: 'Python',
+    guard: "the network guard's sitecustomize",
+    ways: [
+      ['spawnSync', 'python3 -I', ['-I', '-c', `open('${started('python3')}', 'w')`]],
+      ['shell -c', 'python3 -S', ['-BS', '-c', `"open('${started('python3')}', 'w')"`]],
+    ],
+  },
+  {
+    program: 'perl',
+    name: 'Perl',
+    guard: "the network guard's module",
+    ways: [
+      ['spawnSync', 'perl -T', ['-T', '-e', `open(my $f, '>', '${started('perl')}')`]],
+      ['shell -c', 'perl -T', ['-wT', '-e', `"open(my \\$f, '>', '${started('perl')}')"`]],
+    ],
+  },
+]
+
+describe.each(SKIPPING.map((interpreter) => [interpreter.program, interpreter] as const))('%s started so that it skips its guard', (program, interpreter) => {
+  const installed = spawnSync(program, ['-v'], { stdio: 'ignore' }).status === 0
+
+  afterEach(async () => {
+    await t?.dispose()
+    t = undefined
+  })
+
+  it.skipIf(!installed).each(interpreter.ways)('started by %s as %s: refused at the spawn, named, and never runs', async (way, words, args) => {
+    t = await createTestSession({ extensions: [EXTENSION] })
+    const running = t.run(when('run it', [calls('run', { way, program, args }), says('done')]))
+    expect(await failure(running)).toMatch(
+      new RegExp(`^Network access is disabled in tests: ${words}, which starts ${interpreter.name} without ${interpreter.guard}, which child processes get, in the child process \`[^\`]*${program} -[^\`]*\`; it was not started; started by .*shell-out\\.ts in session 1 of test`),
+    )
+    expect(existsSync(started(program))).toBe(false)
   })
 })

@@ -5,6 +5,8 @@
 //   request is reported, naming the program, the host and the child;
 // - a program that reaches the network without a proxy (ssh, nc, ping, dig…) is refused at the spawn, and
 //   run by name from a shell or a script it finds a stand-in first on PATH that refuses it and reports it;
+// - a program told on its command line to go around the guard (`curl --noproxy '*'`, `python3 -I`) is
+//   refused at the spawn, started directly or by a shell command that names it;
 // - PYTHONPATH and PERL5OPT load Python's and Perl's own guards, which refuse the sockets the interpreter
 //   opens itself and report them.
 import { ChildProcess } from 'node:child_process'
@@ -12,6 +14,7 @@ import { delimiter, join } from 'node:path'
 import { globalSlot } from '../shared/global-slot.js'
 import { currentSession, type SessionScope } from '../shared/session-context.js'
 import { refusedProgram, refusedProgramsDir } from './network-programs.js'
+import { guardBypass } from './network-guard-bypass.js'
 import { PERL_GUARD_DIR, withPerlGuard } from './network-perl.js'
 import { PYTHON_GUARD_DIR } from './network-python.js'
 import { guards, refuse, type Method, type Site } from './network-policy.js'
@@ -58,6 +61,8 @@ function guardSpawn(next: Method, preload: string | undefined): Method {
       const child: Child = { command: commandLine(args), scope, stack: new Error().stack }
       const refused = refusedProgram(file, args, allowed)
       if (refused !== undefined) throw report(child, `${refused}, which reaches the network without a proxy, in the child process \`${child.command}\`; it was not started`)
+      const around = guardBypass(file, args)
+      if (around !== undefined) throw report(child, `${around.words}, which ${around.why}, in the child process \`${child.command}\`; it was not started`)
       // A guarded child's own children keep its proxy, also when given an environment of their own: the test's
       // process runs that proxy and knows whose child it was (a proxy of the child's would refuse unheard).
       const given = spawning.envPairs.find((pair) => pair.startsWith('http_proxy='))?.slice('http_proxy='.length)

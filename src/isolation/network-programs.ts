@@ -17,7 +17,8 @@ export const REFUSED_PROGRAMS = [
 ] as const
 
 const REFUSED = new Set<string>(REFUSED_PROGRAMS)
-const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox'])
+/** Programs that run a command line given as an argument (`sh -c …`). */
+export const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox'])
 // A refused program that a shell command names by path (`/usr/bin/nc`), which the stand-ins on PATH cannot catch.
 const BY_PATH = new RegExp(`(?:^|[\\s;&|(\`'"])[^\\s;&|()\`'"]*\\/s?bin\\/(${REFUSED_PROGRAMS.join('|')})(?=$|[\\s;&|)\`'"])`)
 // Bash's and zsh's own TCP and UDP: `echo > /dev/tcp/example.com/80`.

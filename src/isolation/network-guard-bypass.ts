@@ -1,0 +1,161 @@
+// Programs told on their command line to go around what guards a child process: curl's `--noproxy '*'` or a
+// proxy of its own, wget's `--no-proxy`, Python's `-I`, `-E` or `-S` (which skip the guard's sitecustomize)
+// and Perl's `-T` (which ignores PERL5OPT). So started, they would reach the network unguarded: they are
+// refused at the spawn, started directly or by a shell command that names them.
+import { isLoopback } from './network-policy.js'
+import { programName, SHELLS } from './network-programs.js'
+
+/** The words that do it (`curl --noproxy *`) and what they do, for the refusal. */
+export interface GuardBypass {
+  words: string
+  why: string
+}
+
+interface Program {
+  named: RegExp
+  /** The option, with its value, that goes around the guard; undefined when none does. */
+  read: (args: readonly string[]) => string | undefined
+  why: string
+}
+
+const AROUND_PROXY = 'tells the program not to use the proxy that child processes get'
+const PROGRAMS: Program[] = [
+  { named: /^curl$/, read: curlAround, why: AROUND_PROXY },
+  { named: /^wget$/, read: wgetAround, why: AROUND_PROXY },
+  { named: /^(python|pypy)[\d.]*$/, read: pythonAround, why: "starts Python without the network guard's sitecustomize, which child processes get" },
+  { named: /^perl[\d.]*$/, read: perlAround, why: "starts Perl without the network guard's module, which child processes get" },
+]
+
+const programOf = (file: string) => {
+  const name = programName(file)
+  return PROGRAMS.find((program) => program.named.test(name))
+}
+
+/**
+ * What tells the child `file` with `args` (Node's normalised argv, args[0] the program's name) to go around
+ * the guard; undefined when nothing does, as far as can be told. A proxy or an exception for loopback alone
+ * goes nowhere else, and is no bypass.
+ */
+export function guardBypass(file: string, args: readonly string[]): GuardBypass | undefined {
+  const program = programOf(file)
+  if (program !== undefined) return told(programName(file), program, args.slice(1))
+  if (!SHELLS.has(programName(file))) return undefined
+  for (const words of shellCommands(args.slice(1).join(' '))) {
+    for (let at = 0; at < words.length; at++) {
+      const named = programOf(words[at]!)
+      const found = named && told(programName(words[at]!), named, words.slice(at + 1))
+      if (found) return found
+    }
+  }
+  return undefined
+}
+
+function told(name: string, program: Program, args: readonly string[]): GuardBypass | undefined {
+  const words = program.read(args)
+  return words === undefined ? undefined : { words: `${name} ${words}`, why: program.why }
+}
+
+// curl: `--noproxy <hosts>` (`*` for all), and a proxy of its own (`-x`, `--proxy`, `--preproxy`, SOCKS),
+// which the proxy variables then do not name.
+const CURL_PROXIES = new Set(['-x', '--proxy', '--preproxy', '--socks4', '--socks4a', '--socks5', '--socks5-hostname'])
+
+function curlAround(args: readonly string[]): string | undefined {
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at]!
+    const attached = arg.startsWith('-x') && arg.length > 2 ? arg.slice(2) : undefined
+    const value = attached ?? args[at + 1] ?? ''
+    if (arg === '--noproxy' && !allLoopback(value)) return `${arg} ${value}`
+    if ((CURL_PROXIES.has(arg) || attached !== undefined) && !isLoopback(proxyHost(value))) return attached === undefined ? `${arg} ${value}` : arg
+  }
+  return undefined
+}
+
+// wget: `--no-proxy`, `-Y off` / `--proxy=off`, and its settings given by `-e` / `--execute`: `use_proxy=off`,
+// `https_proxy=…`, `no_proxy=…`.
+function wgetAround(args: readonly string[]): string | undefined {
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at]!
+    if (arg === '--no-proxy') return arg
+    const proxy = arg === '-Y' ? args[at + 1] : /^(?:-Y|--proxy=)(.*)$/.exec(arg)?.[1]
+    if (proxy !== undefined && OFF.test(proxy.trim())) return arg === '-Y' ? `${arg} ${proxy}` : arg
+    const setting = arg === '-e' || arg === '--execute' ? args[at + 1] : /^(?:-e|--execute=)(.+)$/.exec(arg)?.[1]
+    if (setting !== undefined && wgetSettingAround(setting)) return arg === '-e' || arg === '--execute' ? `${arg} ${setting}` : arg
+  }
+  return undefined
+}
+
+const OFF = /^(off|no|0)$/i
+
+function wgetSettingAround(setting: string): boolean {
+  const [, name = '', value = ''] = /^\s*([\w-]+)\s*=\s*(.*?)\s*$/.exec(setting) ?? []
+  const key = name.toLowerCase().replaceAll('-', '_')
+  if (key === 'use_proxy' || key === 'proxy') return OFF.test(value)
+  if (key === 'http_proxy' || key === 'https_proxy' || key === 'ftp_proxy') return !isLoopback(proxyHost(value))
+  if (key === 'no_proxy') return !allLoopback(value)
+  return false
+}
+
+const allLoopback = (hosts: string) => hosts.split(',').every((host) => isLoopback(host.trim()))
+
+/** `proxy.example.com` for `http://user:pw@proxy.example.com:8080/`, `::1` for `[::1]:3128`; '' for ''. */
+function proxyHost(value: string): string {
+  const rest = value.trim().replace(/^[a-z][\w+.-]*:\/\//i, '').replace(/^[^/@]*@/, '')
+  const bracketed = /^\[([^\]]*)\]/.exec(rest)
+  return bracketed ? bracketed[1]! : rest.split(/[:/]/)[0]!
+}
+
+// Python: `-I` (isolated), `-E` (no PYTHON* variables, so no PYTHONPATH) and `-S` (no site, so no
+// sitecustomize), also in a cluster (`-IB`), among the options before the script, `-c` or `-m`.
+function pythonAround(args: readonly string[]): string | undefined {
+  return flagAmong(args, { flags: 'IES', ending: 'cm', valued: 'WX' })
+}
+
+// Perl: `-T` and `-t` (taint mode, which ignores PERL5OPT and PERL5LIB), among the switches before the script;
+// `-e` may come more than once. `-I`, `-M` and the like take the rest of their cluster.
+function perlAround(args: readonly string[]): string | undefined {
+  return flagAmong(args, { flags: 'Tt', ending: '', valued: 'eE', rest: 'IMmixdDCl0' })
+}
+
+interface Letters {
+  /** Those that go around the guard. */
+  flags: string
+  /** Those that end the options (Python's `-c code`). */
+  ending: string
+  /** Those that take the rest of the cluster, or the next word (`-W error`, `-e code`). */
+  valued: string
+  /** Those that take the rest of the cluster only (`-Mstrict`). */
+  rest?: string
+}
+
+/** The first of `letters.flags` in the option clusters before the program's script (`-IB` holds `I`), as `-I`. */
+function flagAmong(args: readonly string[], letters: Letters): string | undefined {
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at]!
+    if (arg.startsWith('--') && arg !== '--') continue
+    if (arg === '--' || arg === '-' || !arg.startsWith('-')) return undefined
+    for (const [index, letter] of [...arg.slice(1)].entries()) {
+      if (letters.flags.includes(letter)) return `-${letter}`
+      if (letters.ending.includes(letter)) return undefined
+      if (letters.valued.includes(letter) && index === arg.length - 2) at++
+      if (letters.valued.includes(letter) || letters.rest?.includes(letter)) break
+    }
+  }
+  return undefined
+}
+
+/**
+ * A shell command's simple commands, each as its words with the quotes taken off: `a 'b c' && d` is
+ * `[a, b c]`, `[d]`. As far as a test needs, not a shell's grammar: no expansions, here-docs or escapes in
+ * single quotes.
+ */
+export function shellCommands(command: string): string[][] {
+  const commands: string[][] = [[]]
+  for (const [token] of command.matchAll(/(?:'[^']*'|"(?:\\.|[^"\\])*"|\\.|[^\s'"\\;&|()`])+|[;&|()`\n]+/g)) {
+    if (/^[;&|()`\n]+$/.test(token)) commands.push([])
+    else commands.at(-1)!.push(unquote(token))
+  }
+  return commands.filter((words) => words.length > 0)
+}
+
+const unquote = (word: string) =>
+  word.replace(/'([^']*)'|"((?:\\.|[^"\\])*)"|\\(.)/g, (_, single?: string, double?: string, escaped?: string) => single ?? double?.replace(/\\(["\\$`])/g, '$1') ?? escaped ?? '')

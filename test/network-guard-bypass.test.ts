@@ -1,0 +1,100 @@
+// Which programs are told on their command line to go around what guards a child process (the proxy, Python's
+// and Perl's own guards), as a pure decision on the argv (test/network-children.test.ts and
+// test/network-interpreters.test.ts start them for real).
+import { describe, expect, it } from 'vitest'
+import { guardBypass, shellCommands } from '../src/isolation/network-guard-bypass.js'
+
+const words = (file: string, args: readonly string[]) => guardBypass(file, args)?.words
+
+const argv = (line: string) => ['/usr/bin/' + line.split(' ')[0], line.split(' ')]
+
+describe('guardBypass: clients told not to use the proxy', () => {
+  it.each([
+    ['curl --noproxy * https://example.com', 'curl --noproxy *'],
+    ['curl -sS --noproxy example.com,localhost https://example.com', 'curl --noproxy example.com,localhost'],
+    ['curl --proxy http://proxy.example.com:3128 https://example.com', 'curl --proxy http://proxy.example.com:3128'],
+    ['curl -x socks5h://10.0.0.1:1080 https://example.com', 'curl -x socks5h://10.0.0.1:1080'],
+    ['curl -xhttp://proxy.example.com https://example.com', 'curl -xhttp://proxy.example.com'],
+    ['curl --socks5-hostname proxy.example.com:1080 https://example.com', 'curl --socks5-hostname proxy.example.com:1080'],
+    ['curl --preproxy 10.0.0.2 https://example.com', 'curl --preproxy 10.0.0.2'],
+    ['wget --no-proxy https://example.com', 'wget --no-proxy'],
+    ['wget -Y off https://example.com', 'wget -Y off'],
+    ['wget --proxy=off https://example.com', 'wget --proxy=off'],
+    ['wget -e use_proxy=no https://example.com', 'wget -e use_proxy=no'],
+    ['wget --execute=https_proxy=http://proxy.example.com:3128 https://example.com', 'wget --execute=https_proxy=http://proxy.example.com:3128'],
+    ['wget -eno_proxy=example.com https://example.com', 'wget -eno_proxy=example.com'],
+  ])('refuses %s, naming %s', (line, named) => {
+    const [file, args] = argv(line)
+    expect(words(file as string, args as string[])).toBe(named)
+  })
+
+  it('refuses an empty proxy, which curl takes as none', () => {
+    expect(words('curl', ['curl', '--proxy', '', 'https://example.com'])).toBe('curl --proxy ')
+  })
+
+  it.each([
+    'curl -sS https://example.com',
+    'curl --noproxy localhost,127.0.0.1,::1 http://localhost:8080',
+    'curl -x http://127.0.0.1:3128 https://example.com',
+    'curl --proxy [::1]:3128 https://example.com',
+    'wget -q https://example.com',
+    'wget -e robots=off https://example.com',
+    'wget -Y on https://example.com',
+    'git fetch --noproxy',
+  ])('lets %s start: it asks the proxy, or a proxy on loopback', (line) => {
+    const [file, args] = argv(line)
+    expect(words(file as string, args as string[])).toBeUndefined()
+  })
+
+  it('finds the client in a shell command, quoted as a shell would take it, after other commands', () => {
+    expect(words('/bin/sh', ['sh', '-c', `cd /tmp && curl -fsS --noproxy '*' https://example.com | jq .`])).toBe('curl --noproxy *')
+    expect(words('/bin/bash', ['bash', '-c', 'set -e; env A=1 /usr/bin/wget "--no-proxy" https://example.com'])).toBe('wget --no-proxy')
+    expect(words('/bin/sh', ['sh', '-c', 'command -v curl && curl -sS https://example.com'])).toBeUndefined()
+    expect(words('/bin/sh', ['sh', '-c', 'echo --noproxy; curl https://example.com'])).toBeUndefined()
+  })
+})
+
+describe('guardBypass: Python and Perl started without their guards', () => {
+  it.each([
+    ['python3 -I sync.py', 'python3 -I'],
+    ['python3 -E -c pass', 'python3 -E'],
+    ['python -S sync.py', 'python -S'],
+    ['python3.11 -uIB sync.py', 'python3.11 -I'],
+    ['python3 -W error -S sync.py', 'python3 -S'],
+    ['pypy3 -I sync.py', 'pypy3 -I'],
+    ['perl -T sync.pl', 'perl -T'],
+    ['perl -wt sync.pl', 'perl -t'],
+    ['perl -e print -T', 'perl -T'],
+    ['perl5.36 -Mstrict -T sync.pl', 'perl5.36 -T'],
+  ])('refuses %s, naming %s', (line, named) => {
+    const [file, args] = argv(line)
+    expect(words(file as string, args as string[])).toBe(named)
+  })
+
+  it.each([
+    'python3 sync.py -I',
+    'python3 -c print(1) -S',
+    'python3 -m venv -E',
+    'python3 -W E sync.py',
+    'python3 -X importtime sync.py',
+    'python3 -s sync.py',
+    'perl sync.pl -T',
+    'perl -MTest sync.pl',
+    'perl -I/opt/T sync.pl',
+  ])('lets %s start: its guard loads', (line) => {
+    const [file, args] = argv(line)
+    expect(words(file as string, args as string[])).toBeUndefined()
+  })
+
+  it('says what the words do', () => {
+    expect(guardBypass('/bin/sh', ['sh', '-c', 'cd src && python3 -I sync.py'])).toEqual({ words: 'python3 -I', why: "starts Python without the network guard's sitecustomize, which child processes get" })
+    expect(guardBypass('perl', ['perl', '-T', 'sync.pl'])?.why).toBe("starts Perl without the network guard's module, which child processes get")
+    expect(guardBypass('curl', ['curl', '--noproxy', '*', 'https://example.com'])?.why).toBe('tells the program not to use the proxy that child processes get')
+  })
+})
+
+describe('shellCommands', () => {
+  it("splits at ; && || | ( ) and backquotes, and takes the quotes off each word", () => {
+    expect(shellCommands(`a 'b c' "d \\"e\\"" f\\ g && h|i; (j) \`k\``)).toEqual([['a', 'b c', 'd "e"', 'f g'], ['h'], ['i'], ['j'], ['k']])
+  })
+})
