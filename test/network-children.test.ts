@@ -133,7 +133,7 @@ describe('a program that reaches the network without a proxy (nc, ssh)', () => {
     expect(recorded()).toEqual([])
   })
 
-  it('named by its path in a shell command, as a busybox applet, or as bash /dev/tcp: refused at the spawn', async () => {
+  it('named by its path in a shell command or after env, as a busybox applet, or as bash /dev/tcp: refused at the spawn', async () => {
     t = await createTestSession({ extensions: [EXTENSION] })
     await expect(t.run(run('exec', `${bin}/ssh`, ['git@example.com']))).rejects.toThrow(
       `Network access is disabled in tests: ${bin}/ssh, which reaches the network without a proxy, in the child process \`/bin/sh -c "${bin}/ssh git@example.com"\`; it was not started`,
@@ -143,6 +143,11 @@ describe('a program that reaches the network without a proxy (nc, ssh)', () => {
     await t.dispose()
     t = await createTestSession({ extensions: [EXTENSION] })
     await expect(t.run(run('spawnSync', 'busybox', ['nc', '127.0.0.1', '9']))).rejects.toThrow('Network access is disabled in tests: busybox nc, which reaches the network without a proxy')
+    await t.dispose()
+    t = await createTestSession({ extensions: [EXTENSION] })
+    await expect(t.run(run('spawnSync', 'env', ['LANG=C', `${bin}/nc`, '127.0.0.1', '9']))).rejects.toThrow(
+      `Network access is disabled in tests: ${bin}/nc, which reaches the network without a proxy, in the child process \`env LANG=C ${bin}/nc 127.0.0.1 9\`; it was not started`,
+    )
     await t.dispose()
     t = await createTestSession({ extensions: [EXTENSION] })
     // On loopback: a regressed guard would let bash connect to 127.0.0.1:9 and no further.
@@ -179,6 +184,14 @@ describe("a client told not to use the proxy (curl --noproxy '*')", () => {
     const child = shell ? `${way === 'exec' ? '/bin/sh' : 'sh'} -c "curl -sS --noproxy * https://example.com/x"` : 'curl -sS --noproxy "*" https://example.com/x'
     await expect(t.run(run(way, 'curl', ['-sS', '--noproxy', shell ? "'*'" : '*', 'https://example.com/x']))).rejects.toThrow(
       `Network access is disabled in tests: curl --noproxy *, which tells the program not to use the proxy that child processes get, in the child process \`${shell ? child.replace('*', "'*'") : child}\`; it was not started; started by`,
+    )
+    expect(recorded()).toEqual([])
+  })
+
+  it('is refused when a command that runs others starts it (env, timeout)', async () => {
+    t = await createTestSession({ extensions: [EXTENSION] })
+    await expect(t.run(run('spawnSync', 'env', ['LANG=C', 'timeout', '5', 'curl', '-sS', '--noproxy', '*', 'https://example.com/x']))).rejects.toThrow(
+      'Network access is disabled in tests: curl --noproxy *, which tells the program not to use the proxy that child processes get, in the child process `env LANG=C timeout 5 curl -sS --noproxy "*" https://example.com/x`; it was not started',
     )
     expect(recorded()).toEqual([])
   })

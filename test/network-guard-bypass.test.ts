@@ -2,7 +2,7 @@
 // and Perl's own guards), as a pure decision on the argv (test/network-children.test.ts and
 // test/network-interpreters.test.ts start them for real).
 import { describe, expect, it } from 'vitest'
-import { guardBypass, shellCommands } from '../src/isolation/network-guard-bypass.js'
+import { guardBypass } from '../src/isolation/network-guard-bypass.js'
 
 const words = (file: string, args: readonly string[]) => guardBypass(file, args)?.words
 
@@ -54,6 +54,36 @@ describe('guardBypass: clients told not to use the proxy', () => {
   })
 })
 
+describe('guardBypass: the program in command position', () => {
+  it.each([
+    [['/usr/bin/env', 'env', 'LANG=C', 'curl', '--noproxy', '*', 'https://example.com'], 'curl --noproxy *'],
+    [['/usr/bin/timeout', 'timeout', '-s', 'KILL', '5', 'curl', '--noproxy', '*', 'https://example.com'], 'curl --noproxy *'],
+    [['/usr/bin/nice', 'nice', '-n', '5', 'python3', '-I', 'sync.py'], 'python3 -I'],
+    [['/usr/bin/sudo', 'sudo', '-u', 'bob', '--', 'perl', '-T', 'sync.pl'], 'perl -T'],
+    [['/usr/bin/xargs', 'xargs', '-I', '{}', 'wget', '--no-proxy', '{}'], 'wget --no-proxy'],
+    [['/bin/busybox', 'busybox', 'wget', '-Y', 'off', 'https://example.com'], 'wget -Y off'],
+    [['/bin/sh', 'sh', '-c', 'A=1 B=2 curl --noproxy "*" https://example.com'], 'curl --noproxy *'],
+    [['/bin/sh', 'sh', '-c', 'if python3 -S sync.py; then echo ok; fi'], 'python3 -S'],
+    [['/bin/sh', 'sh', '-c', 'ls | xargs -n 1 stdbuf -oL curl --noproxy "*"'], 'curl --noproxy *'],
+    [['/bin/bash', 'bash', '-o', 'pipefail', '-ec', `bash -c "sh -c 'curl --noproxy \\* https://example.com'"`], 'curl --noproxy *'],
+    [['/bin/busybox', 'busybox', 'sh', '-c', 'exec wget --no-proxy https://example.com'], 'wget --no-proxy'],
+  ])('refuses %j, naming %s', ([file, ...args], named) => {
+    expect(words(file!, args)).toBe(named)
+  })
+
+  it.each([
+    [['/bin/sh', 'sh', '-c', `echo curl --noproxy '*'`]],
+    [['/bin/sh', 'sh', '-c', 'grep -rn python -I src']],
+    [['/usr/bin/grep', 'grep', 'perl', '-T', 'notes.md']],
+    [['/usr/bin/git', 'git', 'commit', '-m', 'curl --noproxy *']],
+    [['/bin/sh', 'sh', 'script.sh', '-c', 'curl --noproxy *']],
+    [['/usr/bin/env', 'env', 'curl', 'https://example.com']],
+    [['/bin/sh', 'sh', '-c', 'constructor toString curl']],
+  ])('lets %j start: no program is told to go around the guard', ([file, ...args]) => {
+    expect(words(file!, args)).toBeUndefined()
+  })
+})
+
 describe('guardBypass: Python and Perl started without their guards', () => {
   it.each([
     ['python3 -I sync.py', 'python3 -I'],
@@ -90,11 +120,5 @@ describe('guardBypass: Python and Perl started without their guards', () => {
     expect(guardBypass('/bin/sh', ['sh', '-c', 'cd src && python3 -I sync.py'])).toEqual({ words: 'python3 -I', why: "starts Python without the network guard's sitecustomize, which child processes get" })
     expect(guardBypass('perl', ['perl', '-T', 'sync.pl'])?.why).toBe("starts Perl without the network guard's module, which child processes get")
     expect(guardBypass('curl', ['curl', '--noproxy', '*', 'https://example.com'])?.why).toBe('tells the program not to use the proxy that child processes get')
-  })
-})
-
-describe('shellCommands', () => {
-  it("splits at ; && || | ( ) and backquotes, and takes the quotes off each word", () => {
-    expect(shellCommands(`a 'b c' "d \\"e\\"" f\\ g && h|i; (j) \`k\``)).toEqual([['a', 'b c', 'd "e"', 'f g'], ['h'], ['i'], ['j'], ['k']])
   })
 })

@@ -15,6 +15,19 @@ describe('refusedProgram', () => {
     expect(refusedProgram('/usr/bin/ssh', ['ssh', 'example.com'], ['ssh'])).toBeUndefined()
   })
 
+  it('refuses one named by its path, which no stand-in on PATH catches, wherever a command starts it', () => {
+    expect(refusedProgram('/bin/sh', ['sh', '-c', 'cd /tmp && /usr/bin/nc example.com 80'], [])).toBe('/usr/bin/nc')
+    expect(refusedProgram('/usr/bin/env', ['env', 'LANG=C', '/opt/tools/ssh', 'example.com'], [])).toBe('/opt/tools/ssh')
+    expect(refusedProgram('/usr/bin/timeout', ['timeout', '5', 'busybox', 'nc', 'example.com', '80'], [])).toBe('busybox nc')
+  })
+
+  it('leaves to the stand-ins one run by name, and starts nothing from a word that is not a command', () => {
+    expect(refusedProgram('/usr/bin/env', ['env', 'nc', 'example.com', '80'], [])).toBeUndefined()
+    expect(refusedProgram('/bin/sh', ['sh', '-c', 'nc example.com 80'], [])).toBeUndefined()
+    expect(refusedProgram('/bin/sh', ['sh', '-c', 'echo /usr/bin/nc; ls /usr/bin/ssh'], [])).toBeUndefined()
+    expect(refusedProgram('/bin/sh', ['sh', '-c', '/usr/bin/ssh example.com'], ['ssh'])).toBeUndefined()
+  })
+
   it("refuses a shell's /dev/tcp and /dev/udp", () => {
     expect(refusedProgram('/bin/bash', ['bash', '-c', 'echo hi > /dev/tcp/example.com/80'], [])).toBe('/dev/tcp')
     expect(refusedProgram('/bin/bash', ['bash', '-c', 'echo hi > /dev/udp/example.com/53'], [])).toBe('/dev/udp')

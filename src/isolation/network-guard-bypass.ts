@@ -1,9 +1,10 @@
 // Programs told on their command line to go around what guards a child process: curl's `--noproxy '*'` or a
 // proxy of its own, wget's `--no-proxy`, Python's `-I`, `-E` or `-S` (which skip the guard's sitecustomize)
 // and Perl's `-T` (which ignores PERL5OPT). So started, they would reach the network unguarded: they are
-// refused at the spawn, started directly or by a shell command that names them.
+// refused at the spawn, started directly, through a command that runs others (`env`, `timeout 5`) or by a
+// shell's command.
 import { isLoopback } from './network-policy.js'
-import { programName, SHELLS } from './network-programs.js'
+import { startedPrograms } from './started-programs.js'
 
 /** The words that do it (`curl --noproxy *`) and what they do, for the refusal. */
 export interface GuardBypass {
@@ -26,33 +27,18 @@ const PROGRAMS: Program[] = [
   { named: /^perl[\d.]*$/, read: perlAround, why: "starts Perl without the network guard's module, which child processes get" },
 ]
 
-const programOf = (file: string) => {
-  const name = programName(file)
-  return PROGRAMS.find((program) => program.named.test(name))
-}
-
 /**
  * What tells the child `file` with `args` (Node's normalised argv, args[0] the program's name) to go around
  * the guard; undefined when nothing does, as far as can be told. A proxy or an exception for loopback alone
  * goes nowhere else, and is no bypass.
  */
 export function guardBypass(file: string, args: readonly string[]): GuardBypass | undefined {
-  const program = programOf(file)
-  if (program !== undefined) return told(programName(file), program, args.slice(1))
-  if (!SHELLS.has(programName(file))) return undefined
-  for (const words of shellCommands(args.slice(1).join(' '))) {
-    for (let at = 0; at < words.length; at++) {
-      const named = programOf(words[at]!)
-      const found = named && told(programName(words[at]!), named, words.slice(at + 1))
-      if (found) return found
-    }
+  for (const started of startedPrograms(file, args)) {
+    const program = PROGRAMS.find(({ named }) => named.test(started.name))
+    const words = program?.read(started.args)
+    if (words !== undefined) return { words: `${started.name} ${words}`, why: program!.why }
   }
   return undefined
-}
-
-function told(name: string, program: Program, args: readonly string[]): GuardBypass | undefined {
-  const words = program.read(args)
-  return words === undefined ? undefined : { words: `${name} ${words}`, why: program.why }
 }
 
 // curl: `--noproxy <hosts>` (`*` for all), and a proxy of its own (`-x`, `--proxy`, `--preproxy`, SOCKS),
@@ -142,20 +128,3 @@ function flagAmong(args: readonly string[], letters: Letters): string | undefine
   }
   return undefined
 }
-
-/**
- * A shell command's simple commands, each as its words with the quotes taken off: `a 'b c' && d` is
- * `[a, b c]`, `[d]`. As far as a test needs, not a shell's grammar: no expansions, here-docs or escapes in
- * single quotes.
- */
-export function shellCommands(command: string): string[][] {
-  const commands: string[][] = [[]]
-  for (const [token] of command.matchAll(/(?:'[^']*'|"(?:\\.|[^"\\])*"|\\.|[^\s'"\\;&|()`])+|[;&|()`\n]+/g)) {
-    if (/^[;&|()`\n]+$/.test(token)) commands.push([])
-    else commands.at(-1)!.push(unquote(token))
-  }
-  return commands.filter((words) => words.length > 0)
-}
-
-const unquote = (word: string) =>
-  word.replace(/'([^']*)'|"((?:\\.|[^"\\])*)"|\\(.)/g, (_, single?: string, double?: string, escaped?: string) => single ?? double?.replace(/\\(["\\$`])/g, '$1') ?? escaped ?? '')

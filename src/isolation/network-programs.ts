@@ -3,10 +3,11 @@
 // refuses them and tells the proxy, so that the test fails naming them.
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { basename, join } from 'node:path'
+import { join } from 'node:path'
 import { globalSlot } from '../shared/global-slot.js'
 import { writePerlGuard } from './network-perl.js'
 import { writePythonGuard } from './network-python.js'
+import { startedPrograms } from './started-programs.js'
 
 /** Clients of ssh, raw TCP and UDP, ICMP and DNS: none of them honours http_proxy. */
 export const REFUSED_PROGRAMS = [
@@ -17,33 +18,25 @@ export const REFUSED_PROGRAMS = [
 ] as const
 
 const REFUSED = new Set<string>(REFUSED_PROGRAMS)
-/** Programs that run a command line given as an argument (`sh -c …`). */
-export const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox'])
-// A refused program that a shell command names by path (`/usr/bin/nc`), which the stand-ins on PATH cannot catch.
-const BY_PATH = new RegExp(`(?:^|[\\s;&|(\`'"])[^\\s;&|()\`'"]*\\/s?bin\\/(${REFUSED_PROGRAMS.join('|')})(?=$|[\\s;&|)\`'"])`)
 // Bash's and zsh's own TCP and UDP: `echo > /dev/tcp/example.com/80`.
 const DEV_NET = /\/dev\/(tcp|udp)\//
 
 /**
  * Why the child `file` with `args` (Node's normalised argv, args[0] the program's name) would reach the
- * network unguarded: `ssh`, `/usr/bin/nc`, `/dev/tcp`; undefined when it would not, as far as can be told.
+ * network unguarded: `ssh`, `busybox nc`, `/usr/bin/nc`, `/dev/tcp`; undefined when it would not, as far as
+ * can be told. A refused program that another one runs by name (a shell, `env`) finds a stand-in first on
+ * the child's PATH; named by a path it would not, and is refused here.
  */
 export function refusedProgram(file: string, args: readonly string[], allowed: readonly string[]): string | undefined {
-  const name = programName(file)
-  if (REFUSED.has(name) && !allowed.includes(name)) return name
-  // `busybox nc …` runs its own nc, found on no PATH.
-  const applet = name === 'busybox' && args[1] !== undefined ? programName(args[1]) : undefined
-  if (applet !== undefined && REFUSED.has(applet) && !allowed.includes(applet)) return `busybox ${applet}`
-  if (!SHELLS.has(name)) return undefined
-  const command = args.slice(1).join(' ')
-  const byPath = BY_PATH.exec(command)
-  if (byPath && !allowed.includes(byPath[1]!)) return byPath[0].trim().replace(/^[;&|(`'"]+/, '')
-  return DEV_NET.exec(command)?.[0].replace(/\/$/, '')
-}
-
-/** `git` for `/usr/bin/git` and `git.exe`. */
-export function programName(file: string): string {
-  return basename(file).replace(/\.(exe|cmd|bat)$/i, '')
+  for (const { name, word, how, script } of startedPrograms(file, args)) {
+    const devNet = script === undefined ? undefined : DEV_NET.exec(script)?.[0].replace(/\/$/, '')
+    if (devNet !== undefined) return devNet
+    if (!REFUSED.has(name) || allowed.includes(name)) continue
+    if (how === 'spawned') return name
+    if (how === 'applet') return `busybox ${name}`
+    if (word.includes('/')) return word
+  }
+  return undefined
 }
 
 /**
