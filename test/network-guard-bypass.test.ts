@@ -1,7 +1,10 @@
 // Which programs are told on their command line to go around what guards a child process (the proxy, Python's
 // and Perl's own guards), as a pure decision on the argv (test/network-children.test.ts and
 // test/network-interpreters.test.ts start them for real).
-import { describe, expect, it } from 'vitest'
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
 import { guardBypass } from '../src/isolation/network-guard-bypass.js'
 
 const words = (file: string, args: readonly string[]) => guardBypass(file, args)?.words
@@ -122,3 +125,42 @@ describe('guardBypass: Python and Perl started without their guards', () => {
     expect(guardBypass('curl', ['curl', '--noproxy', '*', 'https://example.com'])?.why).toBe('tells the program not to use the proxy that child processes get')
   })
 })
+
+describe('guardBypass: a script started by its path, with flags on its #! line', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pi-guard-shebang-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  const script = (name: string, head: string) => {
+    const path = join(dir, name)
+    writeFileSync(path, `${head}\nprint(1)\n`)
+    chmodSync(path, 0o755)
+    return path
+  }
+
+  it.each([
+    ['sync.py', '#!/usr/bin/python3 -I', 'python3 -I'],
+    ['sync.pl', '#! /usr/bin/perl -wT', 'perl -T'],
+    ['env-split.py', '#!/usr/bin/env -S python3 -E -u', 'python3 -E'],
+  ])('refuses %s (%s), naming the line', (name, head, named) => {
+    const path = script(name, head)
+    expect(words(path, [path, '--flag'])).toBe(`${named} (the #! line of ${path})`)
+    expect(words('/bin/sh', ['sh', '-c', `cd /tmp; ${path} --flag`])).toBe(`${named} (the #! line of ${path})`)
+    expect(words('./' + name, ['./' + name])).toBeUndefined()
+    expect(guardBypass('./' + name, ['./' + name], dir)?.words).toBe(`${named} (the #! line of ./${name})`)
+  })
+
+  it.each([
+    ['plain.py', '#!/usr/bin/env python3'],
+    ['shell.sh', '#!/bin/sh -e'],
+    ['none.txt', 'print(1)'],
+  ])('lets %s (%s) start', (name, head) => {
+    const path = script(name, head)
+    expect(words(path, [path])).toBeUndefined()
+  })
+
+  it('lets a program that is not there, a directory or a binary start as it would', () => {
+    expect(words(join(dir, 'missing.py'), ['missing.py'])).toBeUndefined()
+    expect(words(dir, [dir])).toBeUndefined()
+    expect(words(process.execPath, [process.execPath, '-e', '1'])).toBeUndefined()
+  })
+})
+

@@ -5,7 +5,7 @@
 // own, which the interpreter loads first (as it loads a user's), that records what would leave loopback and
 // refuses it. Nothing leaves the machine, whatever the guard does.
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -235,8 +235,8 @@ describe.each(INTERPRETERS.map((interpreter) => [interpreter.name, interpreter] 
 const skipsRoot = mkdtempSync(join(tmpdir(), 'pi-interpreter-skips-'))
 afterAll(() => rmSync(skipsRoot, { recursive: true, force: true }))
 const started = (program: string) => join(skipsRoot, `${program}.started`)
-/** Each way: how the extension starts it, the words refused, the arguments. */
-const SKIPPING: { program: string; name: string; guard: string; ways: [string, string, string[]][] }[] = [
+/** Each way: how the extension starts it, the words refused, the arguments; and a script whose #! line does it. */
+const SKIPPING: { program: string; name: string; guard: string; ways: [string, string, string[]][]; script: [string, string] }[] = [
   {
     program: 'python3',
     name: 'Python',
@@ -245,6 +245,7 @@ const SKIPPING: { program: string; name: string; guard: string; ways: [string, s
       ['spawnSync', 'python3 -I', ['-I', '-c', `open('${started('python3')}', 'w')`]],
       ['shell -c', 'python3 -S', ['-BS', '-c', `"open('${started('python3')}', 'w')"`]],
     ],
+    script: ['-I', `open('${started('python3')}', 'w')`],
   },
   {
     program: 'perl',
@@ -254,6 +255,7 @@ const SKIPPING: { program: string; name: string; guard: string; ways: [string, s
       ['spawnSync', 'perl -T', ['-T', '-e', `open(my $f, '>', '${started('perl')}')`]],
       ['shell -c', 'perl -T', ['-wT', '-e', `"open(my \\$f, '>', '${started('perl')}')"`]],
     ],
+    script: ['-T', `open(my $f, '>', '${started('perl')}');`],
   },
 ]
 
@@ -270,6 +272,20 @@ describe.each(SKIPPING.map((interpreter) => [interpreter.program, interpreter] a
     const running = t.run(when('run it', [calls('run', { way, program, args }), says('done')]))
     expect(await failure(running)).toMatch(
       new RegExp(`^Network access is disabled in tests: ${words}, which starts ${interpreter.name} without ${interpreter.guard}, which child processes get, in the child process \`[^\`]*${program} -[^\`]*\`; it was not started; started by .*shell-out\\.ts in session 1 of test`),
+    )
+    expect(existsSync(started(program))).toBe(false)
+  })
+
+  it.skipIf(!installed)('started by its path, with the flag on its #! line: refused at the spawn, named, and never runs', async () => {
+    const [flag, code] = interpreter.script
+    const path = join(skipsRoot, `skips-${program}`)
+    const where = spawnSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' }).stdout.trim()
+    writeFileSync(path, `#!${where} ${flag}\n${code}\n`)
+    chmodSync(path, 0o755)
+    t = await createTestSession({ extensions: [EXTENSION] })
+    const running = t.run(when('run it', [calls('run', { way: 'spawnSync', program: path, args: [] }), says('done')]))
+    expect(await failure(running)).toMatch(
+      new RegExp(`^Network access is disabled in tests: ${program} ${flag} \\(the #! line of ${path}\\), which starts ${interpreter.name} without ${interpreter.guard}, which child processes get, in the child process \`${path}\`; it was not started; started by .*shell-out\\.ts in session 1 of test`),
     )
     expect(existsSync(started(program))).toBe(false)
   })

@@ -23,6 +23,7 @@ import { refusingProxy, type ProxyRequest } from './refusing-proxy.js'
 interface SpawnOptions {
   file?: string
   args?: string[]
+  cwd?: string
   envPairs?: string[]
 }
 
@@ -61,7 +62,7 @@ function guardSpawn(next: Method, preload: string | undefined): Method {
       const child: Child = { command: commandLine(args), scope, stack: new Error().stack }
       const refused = refusedProgram(file, args, allowed)
       if (refused !== undefined) throw report(child, `${refused}, which reaches the network without a proxy, in the child process \`${child.command}\`; it was not started`)
-      const around = guardBypass(file, args)
+      const around = guardBypass(file, args, spawning.cwd)
       if (around !== undefined) throw report(child, `${around.words}, which ${around.why}, in the child process \`${child.command}\`; it was not started`)
       // A guarded child's own children keep its proxy, also when given an environment of their own: the test's
       // process runs that proxy and knows whose child it was (a proxy of the child's would refuse unheard).

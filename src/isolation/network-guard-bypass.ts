@@ -1,8 +1,10 @@
 // Programs told on their command line to go around what guards a child process: curl's `--noproxy '*'` or a
 // proxy of its own, wget's `--no-proxy`, Python's `-I`, `-E` or `-S` (which skip the guard's sitecustomize)
 // and Perl's `-T` (which ignores PERL5OPT). So started, they would reach the network unguarded: they are
-// refused at the spawn, started directly, through a command that runs others (`env`, `timeout 5`) or by a
-// shell's command.
+// refused at the spawn, started directly, through a command that runs others (`env`, `timeout 5`), by a
+// shell's command, or by a script's `#!` line.
+import { closeSync, openSync, readSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { isLoopback } from './network-policy.js'
 import { startedPrograms } from './started-programs.js'
 
@@ -28,18 +30,55 @@ const PROGRAMS: Program[] = [
 ]
 
 /**
- * What tells the child `file` with `args` (Node's normalised argv, args[0] the program's name) to go around
- * the guard; undefined when nothing does, as far as can be told. A proxy or an exception for loopback alone
- * goes nowhere else, and is no bypass.
+ * What tells the child `file` with `args` (Node's normalised argv, args[0] the program's name), started in
+ * `cwd`, to go around the guard; undefined when nothing does, as far as can be told. A proxy or an exception
+ * for loopback alone goes nowhere else, and is no bypass. A script named by its path is read for its `#!`
+ * line, whose interpreter and flags start it (`#!/usr/bin/perl -T`).
  */
-export function guardBypass(file: string, args: readonly string[]): GuardBypass | undefined {
+export function guardBypass(file: string, args: readonly string[], cwd?: string): GuardBypass | undefined {
   for (const started of startedPrograms(file, args)) {
-    const program = PROGRAMS.find(({ named }) => named.test(started.name))
-    const words = program?.read(started.args)
-    if (words !== undefined) return { words: `${started.name} ${words}`, why: program!.why }
+    const found = told(started.name, started.args) ?? throughShebang(started.word, started.args, cwd)
+    if (found) return found
   }
   return undefined
 }
+
+function told(name: string, args: readonly string[]): GuardBypass | undefined {
+  const program = PROGRAMS.find(({ named }) => named.test(name))
+  const words = program?.read(args)
+  return words === undefined ? undefined : { words: `${name} ${words}`, why: program!.why }
+}
+
+function throughShebang(word: string, args: readonly string[], cwd: string | undefined): GuardBypass | undefined {
+  const line = word.includes('/') ? shebang(resolve(cwd ?? process.cwd(), word)) : undefined
+  if (line === undefined) return undefined
+  // The kernel passes the rest of the line as one argument, which `env -S` splits: as words, either way.
+  const interpreter = line.split(/\s+/).filter((part) => part !== '' && part !== '-S')
+  for (const started of startedPrograms(interpreter[0]!, [...interpreter, word, ...args])) {
+    const found = told(started.name, started.args)
+    if (found) return { ...found, words: `${found.words} (the #! line of ${word})` }
+  }
+  return undefined
+}
+
+/** The `#!` line of the file at `path`, without `#!`; undefined for a file without one, or none at all. */
+function shebang(path: string): string | undefined {
+  let fd: number | undefined
+  try {
+    fd = openSync(path, 'r')
+    const head = Buffer.alloc(SHEBANG_BYTES)
+    const text = head.toString('latin1', 0, readSync(fd, head, 0, SHEBANG_BYTES, 0))
+    return text.startsWith('#!') ? text.slice(2).split('\n')[0]!.trim() || undefined : undefined
+  } catch {
+    // Not there, not readable, a directory: nothing runs it with flags of its own.
+    return undefined
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
+
+// Linux reads at most 256 bytes of a #! line.
+const SHEBANG_BYTES = 256
 
 // curl: `--noproxy <hosts>` (`*` for all), and a proxy of its own (`-x`, `--proxy`, `--preproxy`, SOCKS),
 // which the proxy variables then do not name.
