@@ -1,6 +1,7 @@
 // Which programs are told on their command line to go around what guards a child process (the proxy, Python's
 // and Perl's own guards), as a pure decision on the argv (test/network-children.test.ts and
 // test/network-interpreters.test.ts start them for real).
+import { execFileSync } from 'node:child_process'
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -161,6 +162,14 @@ describe('guardBypass: a script started by its path, with flags on its #! line',
     expect(words(join(dir, 'missing.py'), ['missing.py'])).toBeUndefined()
     expect(words(dir, [dir])).toBeUndefined()
     expect(words(process.execPath, [process.execPath, '-e', '1'])).toBeUndefined()
+  })
+
+  it('does not wait on a FIFO named as a program', () => {
+    const fifo = join(dir, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    // In a process of its own, with a timeout: a blocking open would hold this worker's thread for good.
+    const script = `const { guardBypass } = await import('./dist/src/isolation/network-guard-bypass.js'); process.stdout.write(String(guardBypass(${JSON.stringify(fifo)}, ['fifo'])))`
+    expect(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 })).toBe('undefined')
   })
 })
 

@@ -5,8 +5,8 @@
 //   request is reported, naming the program, the host and the child;
 // - a program that reaches the network without a proxy (ssh, nc, ping, dig…) is refused at the spawn, and
 //   run by name from a shell or a script it finds a stand-in first on PATH that refuses it and reports it;
-// - a program told on its command line to go around the guard (`curl --noproxy '*'`, `python3 -I`) is
-//   refused at the spawn, started directly or by a shell command that names it;
+// - a program told on its command line to go around the guard (`curl --noproxy '*'`, `python3 -I`, a
+//   script's `#!/usr/bin/perl -T`) is refused at the spawn, wherever the command line starts it;
 // - PYTHONPATH and PERL5OPT load Python's and Perl's own guards, which refuse the sockets the interpreter
 //   opens itself and report them.
 import { ChildProcess } from 'node:child_process'

@@ -3,7 +3,7 @@
 // and Perl's `-T` (which ignores PERL5OPT). So started, they would reach the network unguarded: they are
 // refused at the spawn, started directly, through a command that runs others (`env`, `timeout 5`), by a
 // shell's command, or by a script's `#!` line.
-import { closeSync, openSync, readSync } from 'node:fs'
+import { closeSync, constants, openSync, readSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { isLoopback } from './network-policy.js'
 import { startedPrograms } from './started-programs.js'
@@ -65,12 +65,13 @@ function throughShebang(word: string, args: readonly string[], cwd: string | und
 function shebang(path: string): string | undefined {
   let fd: number | undefined
   try {
-    fd = openSync(path, 'r')
+    // Non-blocking: a FIFO named as a program must not hold the spawn until someone writes to it.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
     const head = Buffer.alloc(SHEBANG_BYTES)
     const text = head.toString('latin1', 0, readSync(fd, head, 0, SHEBANG_BYTES, 0))
     return text.startsWith('#!') ? text.slice(2).split('\n')[0]!.trim() || undefined : undefined
   } catch {
-    // Not there, not readable, a directory: nothing runs it with flags of its own.
+    // Not there, not readable, a directory, a FIFO with no writer: nothing runs it with flags of its own.
     return undefined
   } finally {
     if (fd !== undefined) closeSync(fd)
