@@ -32,6 +32,29 @@ describe('guardBypass: clients told not to use the proxy', () => {
     expect(words(file as string, args as string[])).toBe(named)
   })
 
+  it.each([
+    [['curl', '-sS', '--noproxy', '*', 'http://127.0.0.1:8080/health']],
+    [['curl', '--noproxy', '*', '-o', '/dev/null', '-sSw', '%{http_code}', '-H', 'accept: text/plain', 'localhost:3000/x']],
+    [['curl', '--noproxy', '*', '-d', 'a=1', 'http://[::1]:8080/', 'http://user@localhost/']],
+  ])('lets %j start: it goes around the proxy to loopback alone', (line) => {
+    expect(words(line[0]!, line)).toBeUndefined()
+  })
+
+  it.each([
+    [['curl', '--noproxy', '*', 'http://localhost/x', 'https://example.com/'], 'curl --noproxy *'],
+    [['curl', '--noproxy', '*', '-s', 'http://localhost/', 'example.com'], 'curl --noproxy *'],
+    [['curl', '--noproxy', '*', '--connect-to', 'localhost:80:example.com:80', 'http://localhost/'], 'curl --noproxy *'],
+    [['curl', '--noproxy', '*', '-K', 'urls.txt'], 'curl --noproxy *'],
+    [['curl', '--noproxy', '*'], 'curl --noproxy *'],
+    [['curl', '-sSL', '--noproxy', '*', 'http://localhost/'], 'curl --noproxy *'],
+    [['curl', '--noproxy', '*', '--location', 'http://localhost/'], 'curl --noproxy *'],
+    [['wget', '--no-proxy', '-qO', '-', 'http://127.0.0.1:8080/'], 'wget --no-proxy'],
+    [['wget', '-e', 'no_proxy=example.com', 'http://localhost/x'], 'wget -e no_proxy=example.com'],
+    [['wget', '-e', 'https_proxy=http://proxy.example.com:3128', 'http://localhost/'], 'wget -e https_proxy=http://proxy.example.com:3128'],
+  ])('refuses %j, where an address or a redirect may be beyond loopback, naming %s', (line, named) => {
+    expect(words(line[0]!, line)).toBe(named)
+  })
+
   it('refuses an empty proxy, which curl takes as none', () => {
     expect(words('curl', ['curl', '--proxy', '', 'https://example.com'])).toBe('curl --proxy ')
   })

@@ -82,30 +82,35 @@ function shebang(path: string): string | undefined {
 const SHEBANG_BYTES = 256
 
 // curl: `--noproxy <hosts>` (`*` for all), and a proxy of its own (`-x`, `--proxy`, `--preproxy`, SOCKS),
-// which the proxy variables then do not name.
+// which the proxy variables then do not name. Going around the proxy to loopback alone goes nowhere else:
+// `curl --noproxy '*' http://127.0.0.1:8080/health` runs.
 const CURL_PROXIES = new Set(['-x', '--proxy', '--preproxy', '--socks4', '--socks4a', '--socks5', '--socks5-hostname'])
+// curl's options whose value (the next word) names no host: a file, a header, a method, data, a limit.
+const CURL_VALUES = new Set(['--noproxy', '--output', '--header', '--data', '--data-raw', '--data-binary', '--data-urlencode', '--json', '--request', '--user', '--user-agent', '--referer', '--cookie', '--cookie-jar', '--write-out', '--upload-file', '--form', '--max-time', '--connect-timeout', '--retry', '--retry-delay', '--retry-max-time', '--range', '--continue-at', '--dump-header', '--stderr', '--trace', '--trace-ascii', '--cacert', '--cert', '--key'])
+const CURL_SHORT_VALUES = 'oHdXuAebcwTFmrCDE'
 
 function curlAround(args: readonly string[]): string | undefined {
   for (let at = 0; at < args.length; at++) {
     const arg = args[at]!
     const attached = arg.startsWith('-x') && arg.length > 2 ? arg.slice(2) : undefined
     const value = attached ?? args[at + 1] ?? ''
-    if (arg === '--noproxy' && !allLoopback(value)) return `${arg} ${value}`
-    if ((CURL_PROXIES.has(arg) || attached !== undefined) && !isLoopback(proxyHost(value))) return attached === undefined ? `${arg} ${value}` : arg
+    if (arg === '--noproxy' && !allLoopback(value) && !onlyLoopbackTargets(args)) return `${arg} ${value}`
+    if ((CURL_PROXIES.has(arg) || attached !== undefined) && !isLoopback(hostOf(value))) return attached === undefined ? `${arg} ${value}` : arg
   }
   return undefined
 }
 
 // wget: `--no-proxy`, `-Y off` / `--proxy=off`, and its settings given by `-e` / `--execute`: `use_proxy=off`,
-// `https_proxy=…`, `no_proxy=…`.
+// `https_proxy=…`, `no_proxy=…`. Refused also for an address on loopback: wget follows redirects by default,
+// and one from loopback to anywhere would go around the proxy too.
 function wgetAround(args: readonly string[]): string | undefined {
   for (let at = 0; at < args.length; at++) {
     const arg = args[at]!
-    if (arg === '--no-proxy') return arg
     const proxy = arg === '-Y' ? args[at + 1] : /^(?:-Y|--proxy=)(.*)$/.exec(arg)?.[1]
-    if (proxy !== undefined && OFF.test(proxy.trim())) return arg === '-Y' ? `${arg} ${proxy}` : arg
     const setting = arg === '-e' || arg === '--execute' ? args[at + 1] : /^(?:-e|--execute=)(.+)$/.exec(arg)?.[1]
-    if (setting !== undefined && wgetSettingAround(setting)) return arg === '-e' || arg === '--execute' ? `${arg} ${setting}` : arg
+    if (arg === '--no-proxy' || (proxy !== undefined && OFF.test(proxy.trim())) || (setting !== undefined && wgetSettingAround(setting))) {
+      return arg === '-Y' || arg === '-e' || arg === '--execute' ? `${arg} ${args[at + 1]}` : arg
+    }
   }
   return undefined
 }
@@ -116,15 +121,40 @@ function wgetSettingAround(setting: string): boolean {
   const [, name = '', value = ''] = /^\s*([\w-]+)\s*=\s*(.*?)\s*$/.exec(setting) ?? []
   const key = name.toLowerCase().replaceAll('-', '_')
   if (key === 'use_proxy' || key === 'proxy') return OFF.test(value)
-  if (key === 'http_proxy' || key === 'https_proxy' || key === 'ftp_proxy') return !isLoopback(proxyHost(value))
+  if (key === 'http_proxy' || key === 'https_proxy' || key === 'ftp_proxy') return !isLoopback(hostOf(value))
   if (key === 'no_proxy') return !allLoopback(value)
   return false
 }
 
 const allLoopback = (hosts: string) => hosts.split(',').every((host) => isLoopback(host.trim()))
 
-/** `proxy.example.com` for `http://user:pw@proxy.example.com:8080/`, `::1` for `[::1]:3128`; '' for ''. */
-function proxyHost(value: string): string {
+/**
+ * Whether curl with `args` goes to loopback alone: every word that is no option nor the value of one is an
+ * address on loopback (`http://127.0.0.1:8080/x`, `localhost:3000`), there is one, and no redirect is
+ * followed (`-L`), which could lead anywhere. The value of an option curl has that is not in CURL_VALUES (a
+ * config file, `--connect-to`) counts as an address, so that what cannot be read is no loopback.
+ */
+function onlyLoopbackTargets(args: readonly string[]): boolean {
+  let targets = 0
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at]!
+    if (arg === '--location' || arg === '--location-trusted' || /^-[A-Za-z]*L/.test(arg)) return false
+    if (arg.startsWith('-') && arg.length > 1) {
+      if (CURL_VALUES.has(arg) || (/^-[A-Za-z]+$/.test(arg) && CURL_SHORT_VALUES.includes(arg.at(-1)!))) at++
+      continue
+    }
+    const host = TARGET.exec(arg)?.[1]?.replace(/^\[(.*)\]$/, '$1')
+    if (host === undefined || !isLoopback(host)) return false
+    targets++
+  }
+  return targets > 0
+}
+
+// An address as curl takes one: `[scheme://][user@]host[:port][/path]`, the host in group 1.
+const TARGET = /^(?:[a-z][\w+.-]*:\/\/)?(?:[^/@\s]*@)?(\[[^\]]*\]|[^/:?#@\s[\]]+)(?::\d*)?(?:[/?#].*)?$/i
+
+/** `example.com` for `http://user:pw@example.com:8080/`, `::1` for `[::1]:3128`; '' for ''. */
+function hostOf(value: string): string {
   const rest = value.trim().replace(/^[a-z][\w+.-]*:\/\//i, '').replace(/^[^/@]*@/, '')
   const bracketed = /^\[([^\]]*)\]/.exec(rest)
   return bracketed ? bracketed[1]! : rest.split(/[:/]/)[0]!
