@@ -7,8 +7,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { guardBypass } from '../src/isolation/network-guard-bypass.js'
+import { startedPrograms } from '../src/isolation/started-programs.js'
 
-const words = (file: string, args: readonly string[]) => guardBypass(file, args)?.words
+/** The decision for the child `file` with `args` (Node's normalised argv), as the spawn takes it. */
+const bypass = (file: string, args: readonly string[], cwd?: string) => guardBypass(startedPrograms(file, args), cwd)
+const words = (file: string, args: readonly string[]) => bypass(file, args)?.words
 
 const argv = (line: string) => ['/usr/bin/' + line.split(' ')[0], line.split(' ')]
 
@@ -144,9 +147,9 @@ describe('guardBypass: Python and Perl started without their guards', () => {
   })
 
   it('says what the words do', () => {
-    expect(guardBypass('/bin/sh', ['sh', '-c', 'cd src && python3 -I sync.py'])).toEqual({ words: 'python3 -I', why: "starts Python without the network guard's sitecustomize, which child processes get" })
-    expect(guardBypass('perl', ['perl', '-T', 'sync.pl'])?.why).toBe("starts Perl without the network guard's module, which child processes get")
-    expect(guardBypass('curl', ['curl', '--noproxy', '*', 'https://example.com'])?.why).toBe('tells the program not to use the proxy that child processes get')
+    expect(bypass('/bin/sh', ['sh', '-c', 'cd src && python3 -I sync.py'])).toEqual({ words: 'python3 -I', why: "starts Python without the network guard's sitecustomize, which child processes get" })
+    expect(bypass('perl', ['perl', '-T', 'sync.pl'])?.why).toBe("starts Perl without the network guard's module, which child processes get")
+    expect(bypass('curl', ['curl', '--noproxy', '*', 'https://example.com'])?.why).toBe('tells the program not to use the proxy that child processes get')
   })
 })
 
@@ -169,7 +172,7 @@ describe('guardBypass: a script started by its path, with flags on its #! line',
     expect(words(path, [path, '--flag'])).toBe(`${named} (the #! line of ${path})`)
     expect(words('/bin/sh', ['sh', '-c', `cd /tmp; ${path} --flag`])).toBe(`${named} (the #! line of ${path})`)
     expect(words('./' + name, ['./' + name])).toBeUndefined()
-    expect(guardBypass('./' + name, ['./' + name], dir)?.words).toBe(`${named} (the #! line of ./${name})`)
+    expect(bypass('./' + name, ['./' + name], dir)?.words).toBe(`${named} (the #! line of ./${name})`)
   })
 
   it.each([
@@ -191,7 +194,7 @@ describe('guardBypass: a script started by its path, with flags on its #! line',
     const fifo = join(dir, 'fifo')
     execFileSync('mkfifo', [fifo])
     // In a process of its own, with a timeout: a blocking open would hold this worker's thread for good.
-    const script = `const { guardBypass } = await import('./dist/src/isolation/network-guard-bypass.js'); process.stdout.write(String(guardBypass(${JSON.stringify(fifo)}, ['fifo'])))`
+    const script = `const { guardBypass } = await import('./dist/src/isolation/network-guard-bypass.js'); const { startedPrograms } = await import('./dist/src/isolation/started-programs.js'); process.stdout.write(String(guardBypass(startedPrograms(${JSON.stringify(fifo)}, ['fifo']))))`
     expect(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 })).toBe('undefined')
   })
 })

@@ -8,29 +8,33 @@ import { describe, expect, it } from 'vitest'
 import { guardedEnvironment } from '../src/isolation/network-children.js'
 import { guardNetwork } from '../src/isolation/network-guard.js'
 import { refusedProgram, removeRefusedProgramsDirs } from '../src/isolation/network-programs.js'
+import { startedPrograms } from '../src/isolation/started-programs.js'
+
+/** The decision for the child `file` with `args` (Node's normalised argv), as the spawn takes it. */
+const refused = (file: string, args: readonly string[], allowed: readonly string[]) => refusedProgram(startedPrograms(file, args), allowed)
 
 describe('refusedProgram', () => {
   it("refuses a program allowPrograms does not name, even when it names another", () => {
-    expect(refusedProgram('/usr/bin/nc', ['nc', 'example.com', '80'], ['ssh'])).toBe('nc')
-    expect(refusedProgram('/usr/bin/ssh', ['ssh', 'example.com'], ['ssh'])).toBeUndefined()
+    expect(refused('/usr/bin/nc', ['nc', 'example.com', '80'], ['ssh'])).toBe('nc')
+    expect(refused('/usr/bin/ssh', ['ssh', 'example.com'], ['ssh'])).toBeUndefined()
   })
 
   it('refuses one named by its path, which no stand-in on PATH catches, wherever a command starts it', () => {
-    expect(refusedProgram('/bin/sh', ['sh', '-c', 'cd /tmp && /usr/bin/nc example.com 80'], [])).toBe('/usr/bin/nc')
-    expect(refusedProgram('/usr/bin/env', ['env', 'LANG=C', '/opt/tools/ssh', 'example.com'], [])).toBe('/opt/tools/ssh')
-    expect(refusedProgram('/usr/bin/timeout', ['timeout', '5', 'busybox', 'nc', 'example.com', '80'], [])).toBe('busybox nc')
+    expect(refused('/bin/sh', ['sh', '-c', 'cd /tmp && /usr/bin/nc example.com 80'], [])).toBe('/usr/bin/nc')
+    expect(refused('/usr/bin/env', ['env', 'LANG=C', '/opt/tools/ssh', 'example.com'], [])).toBe('/opt/tools/ssh')
+    expect(refused('/usr/bin/timeout', ['timeout', '5', 'busybox', 'nc', 'example.com', '80'], [])).toBe('busybox nc')
   })
 
   it('leaves to the stand-ins one run by name, and starts nothing from a word that is not a command', () => {
-    expect(refusedProgram('/usr/bin/env', ['env', 'nc', 'example.com', '80'], [])).toBeUndefined()
-    expect(refusedProgram('/bin/sh', ['sh', '-c', 'nc example.com 80'], [])).toBeUndefined()
-    expect(refusedProgram('/bin/sh', ['sh', '-c', 'echo /usr/bin/nc; ls /usr/bin/ssh'], [])).toBeUndefined()
-    expect(refusedProgram('/bin/sh', ['sh', '-c', '/usr/bin/ssh example.com'], ['ssh'])).toBeUndefined()
+    expect(refused('/usr/bin/env', ['env', 'nc', 'example.com', '80'], [])).toBeUndefined()
+    expect(refused('/bin/sh', ['sh', '-c', 'nc example.com 80'], [])).toBeUndefined()
+    expect(refused('/bin/sh', ['sh', '-c', 'echo /usr/bin/nc; ls /usr/bin/ssh'], [])).toBeUndefined()
+    expect(refused('/bin/sh', ['sh', '-c', '/usr/bin/ssh example.com'], ['ssh'])).toBeUndefined()
   })
 
   it("refuses a shell's /dev/tcp and /dev/udp", () => {
-    expect(refusedProgram('/bin/bash', ['bash', '-c', 'echo hi > /dev/tcp/example.com/80'], [])).toBe('/dev/tcp')
-    expect(refusedProgram('/bin/bash', ['bash', '-c', 'echo hi > /dev/udp/example.com/53'], [])).toBe('/dev/udp')
+    expect(refused('/bin/bash', ['bash', '-c', 'echo hi > /dev/tcp/example.com/80'], [])).toBe('/dev/tcp')
+    expect(refused('/bin/bash', ['bash', '-c', 'echo hi > /dev/udp/example.com/53'], [])).toBe('/dev/udp')
   })
 })
 

@@ -15,6 +15,7 @@ import { globalSlot } from '../shared/global-slot.js'
 import { currentSession, type SessionScope } from '../shared/session-context.js'
 import { refusedProgram, refusedProgramsDir } from './network-programs.js'
 import { guardBypass } from './network-guard-bypass.js'
+import { startedPrograms } from './started-programs.js'
 import { PERL_GUARD_DIR, withPerlGuard } from './network-perl.js'
 import { PYTHON_GUARD_DIR } from './network-python.js'
 import { guards, refuse, type Method, type Site } from './network-policy.js'
@@ -60,9 +61,11 @@ function guardSpawn(next: Method, preload: string | undefined): Method {
       const file = spawning.file ?? ''
       const args = spawning.args ?? [file]
       const child: Child = { command: commandLine(args), scope, stack: new Error().stack }
-      const refused = refusedProgram(file, args, allowed)
+      // The command line read once, for both refusals.
+      const started = startedPrograms(file, args)
+      const refused = refusedProgram(started, allowed)
       if (refused !== undefined) throw report(child, `${refused}, which reaches the network without a proxy, in the child process \`${child.command}\`; it was not started`)
-      const around = guardBypass(file, args, spawning.cwd)
+      const around = guardBypass(started, spawning.cwd)
       if (around !== undefined) throw report(child, `${around.words}, which ${around.why}, in the child process \`${child.command}\`; it was not started`)
       // A guarded child's own children keep its proxy, also when given an environment of their own: the test's
       // process runs that proxy and knows whose child it was (a proxy of the child's would refuse unheard).

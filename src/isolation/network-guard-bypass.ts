@@ -6,7 +6,7 @@
 import { closeSync, constants, openSync, readSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { isLoopback } from './network-policy.js'
-import { startedPrograms } from './started-programs.js'
+import { startedPrograms, type StartedProgram } from './started-programs.js'
 
 /** The words that do it (`curl --noproxy *`) and what they do, for the refusal. */
 export interface GuardBypass {
@@ -30,14 +30,14 @@ const PROGRAMS: Program[] = [
 ]
 
 /**
- * What tells the child `file` with `args` (Node's normalised argv, args[0] the program's name), started in
- * `cwd`, to go around the guard; undefined when nothing does, as far as can be told. A proxy or an exception
+ * What tells a child, of which `started` are the programs its command line starts (startedPrograms), started
+ * in `cwd`, to go around the guard; undefined when nothing does, as far as can be told. A proxy or an exception
  * for loopback alone goes nowhere else, and is no bypass. A script named by its path is read for its `#!`
  * line, whose interpreter and flags start it (`#!/usr/bin/perl -T`).
  */
-export function guardBypass(file: string, args: readonly string[], cwd?: string): GuardBypass | undefined {
-  for (const started of startedPrograms(file, args)) {
-    const found = told(started.name, started.args) ?? throughShebang(started.word, started.args, cwd)
+export function guardBypass(started: readonly StartedProgram[], cwd?: string): GuardBypass | undefined {
+  for (const { name, word, args } of started) {
+    const found = told(name, args) ?? throughShebang(word, args, cwd)
     if (found) return found
   }
   return undefined

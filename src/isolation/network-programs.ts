@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { globalSlot } from '../shared/global-slot.js'
 import { writePerlGuard } from './network-perl.js'
 import { writePythonGuard } from './network-python.js'
-import { startedPrograms } from './started-programs.js'
+import type { StartedProgram } from './started-programs.js'
 
 /** Clients of ssh, raw TCP and UDP, ICMP and DNS: none of them honours http_proxy. */
 export const REFUSED_PROGRAMS = [
@@ -22,13 +22,13 @@ const REFUSED = new Set<string>(REFUSED_PROGRAMS)
 const DEV_NET = /\/dev\/(tcp|udp)\//
 
 /**
- * Why the child `file` with `args` (Node's normalised argv, args[0] the program's name) would reach the
+ * Why a child, of which `started` are the programs its command line starts (startedPrograms), would reach the
  * network unguarded: `ssh`, `busybox nc`, `/usr/bin/nc`, `/dev/tcp`; undefined when it would not, as far as
  * can be told. A refused program that another one runs by name (a shell, `env`) finds a stand-in first on
  * the child's PATH; named by a path it would not, and is refused here.
  */
-export function refusedProgram(file: string, args: readonly string[], allowed: readonly string[]): string | undefined {
-  for (const { name, word, how, script } of startedPrograms(file, args)) {
+export function refusedProgram(started: readonly StartedProgram[], allowed: readonly string[]): string | undefined {
+  for (const { name, word, how, script } of started) {
     const devNet = script === undefined ? undefined : DEV_NET.exec(script)?.[0].replace(/\/$/, '')
     if (devNet !== undefined) return devNet
     if (!REFUSED.has(name) || allowed.includes(name)) continue

@@ -19,10 +19,10 @@ export interface StartedProgram {
 }
 
 /** Programs that run a command line given as an argument (`sh -c …`). */
-export const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash'])
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash'])
 
 /** `git` for `/usr/bin/git` and `git.exe`. */
-export function programName(file: string): string {
+function programName(file: string): string {
   return basename(file).replace(/\.(exe|cmd|bat)$/i, '')
 }
 
