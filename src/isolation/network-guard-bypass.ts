@@ -143,22 +143,18 @@ function onlyLoopbackTargets(args: readonly string[]): boolean {
       if (CURL_VALUES.has(arg) || (/^-[A-Za-z]+$/.test(arg) && CURL_SHORT_VALUES.includes(arg.at(-1)!))) at++
       continue
     }
-    const host = TARGET.exec(arg)?.[1]?.replace(/^\[(.*)\]$/, '$1')
-    if (host === undefined || !isLoopback(host)) return false
+    if (!isLoopback(hostOf(arg))) return false
     targets++
   }
   return targets > 0
 }
 
-// An address as curl takes one: `[scheme://][user@]host[:port][/path]`, the host in group 1.
-const TARGET = /^(?:[a-z][\w+.-]*:\/\/)?(?:[^/@\s]*@)?(\[[^\]]*\]|[^/:?#@\s[\]]+)(?::\d*)?(?:[/?#].*)?$/i
+// An address as curl and wget take one, a proxy's too: `[scheme://][user@]host[:port][/path]`, the host in
+// group 1 (`[::1]` kept in brackets, which isLoopback reads).
+const ADDRESS = /^(?:[a-z][\w+.-]*:\/\/)?(?:[^/@\s]*@)?(\[[^\]]*\]|[^/:?#@\s[\]]+)(?::\d*)?(?:[/?#].*)?$/i
 
-/** `example.com` for `http://user:pw@example.com:8080/`, `::1` for `[::1]:3128`; '' for ''. */
-function hostOf(value: string): string {
-  const rest = value.trim().replace(/^[a-z][\w+.-]*:\/\//i, '').replace(/^[^/@]*@/, '')
-  const bracketed = /^\[([^\]]*)\]/.exec(rest)
-  return bracketed ? bracketed[1]! : rest.split(/[:/]/)[0]!
-}
+/** `example.com` for `http://user:pw@example.com:8080/`, `[::1]` for `[::1]:3128`; '' for what is no address. */
+const hostOf = (value: string) => ADDRESS.exec(value.trim())?.[1] ?? ''
 
 // Python: `-I` (isolated), `-E` (no PYTHON* variables, so no PYTHONPATH) and `-S` (no site, so no
 // sitecustomize), also in a cluster (`-IB`), among the options before the script, `-c` or `-m`.
