@@ -13,7 +13,8 @@ import { startedPrograms } from '../src/isolation/started-programs.js'
 const bypass = (file: string, args: readonly string[], cwd?: string) => guardBypass(startedPrograms(file, args), cwd)
 const words = (file: string, args: readonly string[]) => bypass(file, args)?.words
 
-const argv = (line: string) => ['/usr/bin/' + line.split(' ')[0], line.split(' ')]
+/** The words refused for a command line written as one string, the program in /usr/bin. */
+const wordsOf = (line: string) => words(`/usr/bin/${line.split(' ')[0]}`, line.split(' '))
 
 describe('guardBypass: clients told not to use the proxy', () => {
   it.each([
@@ -31,8 +32,7 @@ describe('guardBypass: clients told not to use the proxy', () => {
     ['wget --execute=https_proxy=http://proxy.example.com:3128 https://example.com', 'wget --execute=https_proxy=http://proxy.example.com:3128'],
     ['wget -eno_proxy=example.com https://example.com', 'wget -eno_proxy=example.com'],
   ])('refuses %s, naming %s', (line, named) => {
-    const [file, args] = argv(line)
-    expect(words(file as string, args as string[])).toBe(named)
+    expect(wordsOf(line)).toBe(named)
   })
 
   it.each([
@@ -72,8 +72,7 @@ describe('guardBypass: clients told not to use the proxy', () => {
     'wget -Y on https://example.com',
     'git fetch --noproxy',
   ])('lets %s start: it asks the proxy, or a proxy on loopback', (line) => {
-    const [file, args] = argv(line)
-    expect(words(file as string, args as string[])).toBeUndefined()
+    expect(wordsOf(line)).toBeUndefined()
   })
 
   it('finds the client in a shell command, quoted as a shell would take it, after other commands', () => {
@@ -127,8 +126,7 @@ describe('guardBypass: Python and Perl started without their guards', () => {
     ['perl -e print -T', 'perl -T'],
     ['perl5.36 -Mstrict -T sync.pl', 'perl5.36 -T'],
   ])('refuses %s, naming %s', (line, named) => {
-    const [file, args] = argv(line)
-    expect(words(file as string, args as string[])).toBe(named)
+    expect(wordsOf(line)).toBe(named)
   })
 
   it.each([
@@ -142,8 +140,7 @@ describe('guardBypass: Python and Perl started without their guards', () => {
     'perl -MTest sync.pl',
     'perl -I/opt/T sync.pl',
   ])('lets %s start: its guard loads', (line) => {
-    const [file, args] = argv(line)
-    expect(words(file as string, args as string[])).toBeUndefined()
+    expect(wordsOf(line)).toBeUndefined()
   })
 
   it('says what the words do', () => {
