@@ -1,6 +1,6 @@
 // The bundle of Pi's modules the workers import: one copy of Pi shared with the extensions, Pi's files read
 // where they were, a cache keyed on what changed and safe for two runs at once, and the way back to Pi's own files.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -76,9 +76,12 @@ export { typebox }
 export const helperDir = dir
 export const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 export { theme } from './theme.js'
+export { glyphs, isMark, framed } from './glyphs.js'
 `,
   )
   write(join(packageDir, 'dist/theme.js'), `export const theme = 'dark'\n`)
+  // Text beyond ASCII in a comment, a string, a template and a regular expression, as a TUI draws it.
+  write(join(packageDir, 'dist/glyphs.js'), `/** ✓ and ✗ mark a result. */\nexport const glyphs = '─│✓✗…🙂'\nexport const isMark = (text) => /^[✓✗🙂]$/u.test(text)\nexport const framed = (text) => \`│ \${text} │\`\n`)
   write(join(root, 'node_modules/typebox/package.json'), JSON.stringify({ name: 'typebox', type: 'module', exports: { '.': './index.js' } }))
   write(join(root, 'node_modules/typebox/index.js'), `export const Kind = Symbol('kind')\n`)
   // A CommonJS dependency, bundled, that reads beside itself.
@@ -87,7 +90,15 @@ export { theme } from './theme.js'
   return { scope: '@earendil-works', packageName: '@earendil-works/pi-coding-agent', version: '9.9.9', packageDir, node: '*' }
 }
 
-type FakePi = { manifest: { version: string }; theme: string; helperDir: string; typebox: { Kind: symbol } }
+type FakePi = {
+  manifest: { version: string }
+  theme: string
+  helperDir: string
+  typebox: { Kind: symbol }
+  glyphs: string
+  isMark: (text: string) => boolean
+  framed: (text: string) => string
+}
 
 /** The file a worker of a run whose bundle is `dir` imports for `file`. */
 function piFileIn(line: PiLineInfo, dir: string, file: string): string {
@@ -124,6 +135,18 @@ describe('building the bundle', () => {
     const typeBox = piFileIn(line, dir, join(root, 'node_modules/typebox/index.js'))
     expect(typeBox.startsWith(dir)).toBe(true)
     expect(bundled.typebox.Kind).toBe(((await import(pathToFileURL(typeBox).href)) as FakePi['typebox']).Kind)
+  })
+
+  it('is ASCII alone, with the same text as the files it came from: Node reads a file beyond ASCII as two-byte, which is slower', async () => {
+    const line = fakePi(join(temp, 'ascii'))
+    const dir = await ensurePiBundle(line)
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.mjs'))
+    expect(files.length).toBeGreaterThan(0)
+    for (const file of files) expect(readFileSync(join(dir, file), 'utf8'), file).toMatch(/^[\x00-\x7f]*$/)
+    const bundled = await importBundled(line, dir)
+    expect(bundled.glyphs).toBe('─│✓✗…🙂')
+    expect(['✓', '✗', '🙂', '…'].map(bundled.isMark)).toEqual([true, true, true, false])
+    expect(bundled.framed('ok')).toBe('│ ok │')
   })
 
   it('is built once, and again when a file it came from changes: never by time', async () => {
