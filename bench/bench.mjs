@@ -630,7 +630,7 @@ if (results.e) {
   row(`(e) ${files} files × ${sessions} sessions, default isolation, wall: bundle of Pi vs Pi's own files`, ms.bundled, ms.unbundled, `ratio ≤ ${goal}`, ms.bundled / ms.unbundled <= goal)
   row(`(e) … isolate: false vs default isolation (bundle)`, ms.shared, ms.bundled, 'info', undefined)
   row(`(e) … one-time: building the bundle (a project's first run, a changed Pi)`, results.e.buildMs, undefined, 'info', undefined)
-  // Where a file's time goes, per file of the run (2 files at a time on 2 workers): wall / files.
+  // Where a file's time goes, per file of the run: wall / files (on 2 cores Vitest's default is one worker, files one after another).
   const perFile = (name) => ms[name] / files
   row(`(e) per file: Vitest's own (a trivial test, no environment)`, perFile('floor'), undefined, 'info', undefined)
   row(`(e) per file: + the environment's setup and Pi's import`, perFile('emptyBundled') - perFile('floor'), perFile('emptyUnbundled') - perFile('floor'), 'info', undefined)
