@@ -77,13 +77,27 @@ export const helperDir = dir
 export const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 export { theme } from './theme.js'
 export { glyphs, isMark, framed } from './glyphs.js'
+export { validateConfig } from './config.js'
 `,
   )
   write(join(packageDir, 'dist/theme.js'), `export const theme = 'dark'\n`)
   // Text beyond ASCII in a comment, a string, a template and a regular expression, as a TUI draws it.
   write(join(packageDir, 'dist/glyphs.js'), `/** ✓ and ✗ mark a result. */\nexport const glyphs = '─│✓✗…🙂'\nexport const isMark = (text) => /^[✓✗🙂]$/u.test(text)\nexport const framed = (text) => \`│ \${text} │\`\n`)
-  write(join(root, 'node_modules/typebox/package.json'), JSON.stringify({ name: 'typebox', type: 'module', exports: { '.': './index.js' } }))
+  // A validator compiled as the module loads, as Pi compiles its models.json, theme and keybinding schemas.
+  write(join(packageDir, 'dist/config.js'), `import { Compile } from 'typebox/compile'\nexport const validateConfig = Compile({ type: 'object' })\n`)
+  write(join(root, 'node_modules/typebox/package.json'), JSON.stringify({ name: 'typebox', type: 'module', exports: { '.': './index.js', './compile': './compile.js' } }))
   write(join(root, 'node_modules/typebox/index.js'), `export const Kind = Symbol('kind')\n`)
+  write(
+    join(root, 'node_modules/typebox/compile.js'),
+    `let count = 0
+export class Validator {
+  constructor(schema) { this.schema = schema }
+  Check(value) { return typeof value === this.schema.type }
+}
+export function Compile(schema) { count++; return new Validator(schema) }
+export const compiled = () => count
+`,
+  )
   // A CommonJS dependency, bundled, that reads beside itself.
   write(join(root, 'node_modules/helper/package.json'), JSON.stringify({ name: 'helper', main: 'index.js' }))
   write(join(root, 'node_modules/helper/index.js'), `exports.dir = __dirname\n`)
@@ -95,6 +109,7 @@ type FakePi = {
   theme: string
   helperDir: string
   typebox: { Kind: symbol }
+  validateConfig: { Check(value: unknown): boolean; schema: { type: string } }
   glyphs: string
   isMark: (text: string) => boolean
   framed: (text: string) => string
@@ -147,6 +162,24 @@ describe('building the bundle', () => {
     expect(bundled.glyphs).toBe('─│✓✗…🙂')
     expect(['✓', '✗', '🙂', '…'].map(bundled.isMark)).toEqual([true, true, true, false])
     expect(bundled.framed('ok')).toBe('│ ok │')
+  })
+
+  it("compiles the coding agent's TypeBox validators when first used; anyone else's Compile is TypeBox's own", async () => {
+    const root = join(temp, 'lazy-compile')
+    const line = fakePi(root)
+    const dir = await ensurePiBundle(line)
+    const bundled = await importBundled(line, dir)
+    type TypeBoxCompile = { Compile(schema: object): unknown; compiled(): number; Validator: new (schema: object) => unknown }
+    // The module an extension's import of typebox/compile gets: the bundle's entry for it.
+    const typeBox = (await import(pathToFileURL(piFileIn(line, dir, join(root, 'node_modules/typebox/compile.js'))).href)) as TypeBoxCompile
+    expect(typeBox.compiled()).toBe(0)
+    expect(bundled.validateConfig.Check({})).toBe(true)
+    expect(bundled.validateConfig.Check('text')).toBe(false)
+    expect(bundled.validateConfig.schema).toEqual({ type: 'object' })
+    expect(bundled.validateConfig).toBeInstanceOf(typeBox.Validator)
+    expect(typeBox.compiled()).toBe(1)
+    typeBox.Compile({ type: 'string' })
+    expect(typeBox.compiled()).toBe(2)
   })
 
   it('is built once, and again when a file it came from changes: never by time', async () => {

@@ -171,6 +171,14 @@ describe('models.json in the agent dir', () => {
     await plain.command('find')
     expect(plain).toHaveNotified('found: undefined')
   })
+
+  it("is checked against Pi's schema as in Pi: a wrong one is the registry's error", async () => {
+    const error = (pi: ExtensionAPI) => pi.registerCommand('error', { handler: async (_args, ctx) => ctx.ui.notify(`error: ${ctx.modelRegistry.getError()}`) })
+    const wrong = { providers: { ollama: { baseUrl: 'http://127.0.0.1:11434/v1', api: 'openai-completions', apiKey: 'ollama', models: [{ id: 42 }] } } }
+    const t = await createTestSession({ extensions: [error], home: { '.pi/agent/models.json': wrong } })
+    await t.command('error')
+    expect(t).toHaveNotified(expect.stringMatching(/^error: Invalid models\.json schema:\n {2}- providers\.ollama\.models\.0\.id: must be string\n/))
+  })
 })
 
 describe("process.cwd() is the session's cwd for the session's code", () => {

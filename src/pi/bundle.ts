@@ -85,6 +85,31 @@ function inPlace(code: string, id: string): string | null {
   return placed === code ? null : placed
 }
 
+// The coding agent compiles TypeBox validators as its modules load (models.json, themes, keybindings: about
+// 30 ms of every worker's import on Node 24), which few test files use. Its own imports of TypeBox's Compile
+// get one that compiles on first use; everything else, an extension's TypeBox included, gets TypeBox's.
+const LAZY_COMPILE = '\0vitest-environment-pi:lazy-compile'
+
+function lazyCompile(compileEntry: string): string {
+  const from = JSON.stringify(compileEntry)
+  return `import { Compile as compileNow } from ${from};
+export * from ${from};
+export function Compile(...args) {
+  let validator;
+  const compiled = () => (validator ??= compileNow(...args));
+  return new Proxy({}, {
+    get(_, key) {
+      const target = compiled();
+      const value = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+    has: (_, key) => Reflect.has(compiled(), key),
+    getPrototypeOf: () => Reflect.getPrototypeOf(compiled()),
+  });
+}
+`
+}
+
 const digest = (text: string | Buffer) => createHash('sha256').update(text).digest('hex').slice(0, 16)
 
 /** The node_modules directory holding the line's packages: the bundle lives in its `.cache`, so Vite and Vitest treat it as a dependency. */
@@ -111,6 +136,8 @@ type Rolldown = typeof import('rolldown')
 async function build(line: PiLineInfo, outDir: string): Promise<PiBundleManifest> {
   const { rolldown } = (await import('rolldown')) as Rolldown
   const names = piBundleEntries(line)
+  const compileEntry = piTypeBoxFiles(line).get('typebox/compile')
+  const codingAgentFiles = join(line.packageDir, 'dist') + sep
   const inputs: Record<string, string> = {}
   const bundle = await rolldown({
     input: Object.fromEntries(names),
@@ -124,8 +151,12 @@ async function build(line: PiLineInfo, outDir: string): Promise<PiBundleManifest
         async resolveId(source, importer, options) {
           if (importer === undefined || source.startsWith('\0') || source.startsWith('node:')) return null
           const resolved = await this.resolve(source, importer, { ...options, skipSelf: true })
+          if (resolved !== null && resolved.id === compileEntry && importer.startsWith(codingAgentFiles)) return LAZY_COMPILE
           if (resolved === null || resolved.external || !SHARED.test(resolved.id)) return resolved
           return { id: pathToFileURL(resolved.id).href, external: true }
+        },
+        load(id) {
+          return id === LAZY_COMPILE && compileEntry !== undefined ? lazyCompile(compileEntry) : null
         },
         transform(code, id) {
           // Files only: the bundler's own runtime passes here too.
