@@ -170,7 +170,7 @@ async function build(line: PiLineInfo, outDir: string): Promise<PiBundleManifest
   try {
     // .mjs: Node would otherwise read each file once more to tell its format, as no package.json says it.
     // ASCII alone, comments left out: a file with one character beyond ASCII is read into a two-byte string,
-    // slower to decode, hold and compile (about a tenth of Pi's import in a worker).
+    // slower to decode, hold and compile (7–10 % of Pi's import).
     const { output } = await bundle.write({
       dir: outDir,
       format: 'esm',
