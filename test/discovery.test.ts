@@ -1,6 +1,6 @@
 // Pi's resource loader discovers packages and resources on disk before every reload. Under the harness's
-// discover-nothing options 0.73's loader drops all it finds, so a session over the harness's own fresh cwd
-// and home skips that first discovery. Skipped or not, the loader must load exactly the same.
+// discover-nothing options 0.73's loader drops all it finds, so a session that does not discover skips that
+// first discovery. Skipped or not, the loader must load exactly the same.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -87,13 +87,16 @@ describe(`the first discovery of a session over fresh dirs, on ${PI_LINE.package
     expect(whatLoaded(loaded).extensions.map((e) => e.path)).toEqual(['<inline:1>'])
   })
 
-  it(`is ${SKIPS ? 'skipped' : 'run'} by createTestSession over its own dirs, and run over a cwd the test gave`, async () => {
+  it(`is ${SKIPS ? 'skipped' : 'run'} by createTestSession without discovery, over any dirs, and run with it`, async () => {
     const discover = vi.spyOn(DefaultPackageManager.prototype, 'resolve')
-    const t = await createTestSession({ extensions: [sample] })
-    expect(discover).toHaveBeenCalledTimes(SKIPS ? 0 : 1)
-    await t.dispose()
-    const given = await createTestSession({ extensions: [sample], cwd: freshDir() })
-    expect(discover).toHaveBeenCalledTimes(SKIPS ? 1 : 2)
-    await given.dispose()
+    const sessions = [
+      await createTestSession({ extensions: [sample] }),
+      await createTestSession({ extensions: [sample], cwd: freshDir() }),
+      await createTestSession({ extensions: [sample], home: { '.pi/agent/settings.json': { theme: 'dark' } }, files: { '.pi/settings.json': {} } }),
+    ]
+    expect(discover).toHaveBeenCalledTimes(SKIPS ? 0 : 3)
+    const discovering = await createTestSession({ extensions: [sample], discover: true })
+    expect(discover).toHaveBeenCalledTimes(SKIPS ? 1 : 4)
+    for (const t of [...sessions, discovering]) await t.dispose()
   })
 })

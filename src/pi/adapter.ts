@@ -71,8 +71,8 @@ export interface PiAdapter {
   ensureScriptedApi(api: string, stream: ScriptedApiStream): void
   /**
    * Lets `loader`'s next reload skip its discovery on disk where, under DISCOVER_NOTHING, the line's loader
-   * drops everything discovery finds. Called only over a cwd and a home just made empty; later reloads
-   * discover as Pi does.
+   * drops everything discovery finds. Called for each instance's loader of a session that does not discover;
+   * later reloads discover as Pi does.
    */
   skipFirstDiscovery(loader: InstanceType<PiExports['DefaultResourceLoader']>): void
   /** What this line hands a provider, as the request the harness records (system prompt, messages, tools). */

@@ -58,8 +58,8 @@ export interface PiSessionOptions {
   availableModels?: Model<string>[]
   /** Providers without credentials (every other provider of the session's models has a key). */
   withoutCredentials?: readonly string[]
-  /** The cwd and agentDir were just made empty: nothing on disk is there to discover. */
-  freshDirs?: boolean
+  /** The agent dir was just made empty: no models.json there to read. */
+  freshAgentDir?: boolean
   /** Pi discovers extensions, skills, prompts, themes and context files as on start, inside `home` and `cwd` only. */
   discover?: { home: string }
   /** Pre-seeds the session's entries before Pi restores its transcript from them. */
@@ -96,13 +96,13 @@ export async function createPiSession(options: PiSessionOptions): Promise<PiSess
       if (first !== undefined) options.onReload?.()
       const extensions = first === undefined ? options.extensions : await options.reloadExtensions()
       // Each instance reads its settings and models.json from its own files, as Pi's services do; only the
-      // first starts in dirs known to be fresh.
-      const freshDirs = first === undefined && options.freshDirs === true
+      // first starts in an agent dir known to be fresh.
+      const freshAgentDir = first === undefined && options.freshAgentDir === true
       const settingsManager = sessionSettings(cwd, agentDir)
       const modelsJson = join(agentDir, 'models.json')
-      const modelsPath = !freshDirs && existsSync(modelsJson) ? modelsJson : undefined
+      const modelsPath = !freshAgentDir && existsSync(modelsJson) ? modelsJson : undefined
       const modelServices = await adapter.modelServices(model, options.availableModels, options.withoutCredentials ?? [], modelsPath)
-      const built = await buildSession({ ...options, cwd, agentDir, freshDirs }, extensions, {
+      const built = await buildSession({ ...options, cwd, agentDir }, extensions, {
         model,
         settingsManager,
         modelServices,
@@ -150,7 +150,7 @@ async function buildSession(
     ...(options.discover ? withinSessionDirs(options.cwd, options.discover.home) : DISCOVER_NOTHING),
     ...(options.systemPrompt === undefined ? {} : { systemPromptOverride: () => options.systemPrompt }),
   })
-  if (options.freshDirs) adapter.skipFirstDiscovery(resourceLoader)
+  if (!options.discover) adapter.skipFirstDiscovery(resourceLoader)
   await resourceLoader.reload()
   // From now on each load is a new instance of the extensions: session.reload() loads again through this loader.
   const reloadResources = resourceLoader.reload.bind(resourceLoader)

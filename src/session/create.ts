@@ -164,8 +164,8 @@ async function startPi(
   const created = await createPiSession({
     cwd,
     agentDir,
-    // Nothing on disk yet for Pi to find: no dirs of the test's, none restarted over, nothing seeded.
-    freshDirs: plan.cwd === undefined && plan.restartFrom === undefined && !options.home && !options.files && !options.discover,
+    // Nothing in the agent dir yet: not restarted over, nothing seeded in the home.
+    freshAgentDir: plan.restartFrom === undefined && !options.home,
     ...(options.discover ? { discover: { home } } : {}),
     extensions: await load(),
     reloadExtensions: load,
