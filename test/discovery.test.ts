@@ -56,9 +56,24 @@ function whatLoaded(loaded: ReturnType<typeof loader>) {
   }
 }
 
-describe(`the first discovery of a session over fresh dirs, on ${PI_LINE.packageName}@${PI_LINE.version}`, () => {
-  it(`is ${SKIPS ? 'skipped' : 'run'}, and the loader loads what it loads with Pi's discovery`, async () => {
+/** Dirs where Pi's discovery finds something: a project extension, skill and prompt, a global extension. */
+function populated(cwd: string, home: string) {
+  const files = {
+    [join(cwd, '.pi', 'extensions', 'found.ts')]: 'export default () => {}\n',
+    [join(cwd, '.pi', 'skills', 'review', 'SKILL.md')]: '---\nname: review\ndescription: Reviews\n---\nReview.\n',
+    [join(cwd, '.pi', 'prompts', 'fix.md')]: 'Fix it.\n',
+    [join(home, '.pi', 'agent', 'extensions', 'global.ts')]: 'export default () => {}\n',
+  }
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(join(file, '..'), { recursive: true })
+    writeFileSync(file, text)
+  }
+}
+
+describe(`the first discovery of a session, on ${PI_LINE.packageName}@${PI_LINE.version}`, () => {
+  it.each(['fresh', 'populated'])(`is ${SKIPS ? 'skipped' : 'run'} over %s dirs, and the loader loads what it loads with Pi's discovery`, async (dirs) => {
     const [cwd, home] = [freshDir(), freshDir()]
+    if (dirs === 'populated') populated(cwd, home)
     const discover = vi.spyOn(DefaultPackageManager.prototype, 'resolve')
     const discovered = loader(cwd, home)
     await discovered.reload()
@@ -69,6 +84,11 @@ describe(`the first discovery of a session over fresh dirs, on ${PI_LINE.package
     expect(discover).toHaveBeenCalledTimes(SKIPS ? 1 : 2)
     expect(whatLoaded(skipped).extensions.map((e) => e.tools)).toEqual([['greet']])
     expect(whatLoaded(skipped)).toEqual(whatLoaded(discovered))
+    if (dirs === 'populated') {
+      // Discovered, and dropped by the loader alike.
+      const found = (await discover.mock.results[0]!.value) as { extensions: { path: string }[] }
+      expect(found.extensions.map((e) => e.path).sort()).toEqual([join(cwd, '.pi', 'extensions', 'found.ts'), join(home, '.pi', 'agent', 'extensions', 'global.ts')].sort())
+    }
   })
 
   it('is the first only: a later reload discovers as Pi does, what the test wrote there included', async () => {
