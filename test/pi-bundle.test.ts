@@ -1,5 +1,6 @@
 // The bundle of Pi's modules the workers import: one copy of Pi shared with the extensions, Pi's files read
 // where they were, a cache keyed on what changed and safe for two runs at once, and the way back to Pi's own files.
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -201,6 +202,27 @@ describe('building the bundle', () => {
     expect(second).toBe(first)
     expect((await importBundled(line, first)).theme).toBe('dark')
     expect(readdirSync(dirname(first))).toEqual([first.split('/').at(-1)])
+  })
+
+  it("replaces the bundle of another version of Pi and a dead build's dir; the other line's, another harness's and a live build's stay", async () => {
+    const root = join(temp, 'prune')
+    const line = fakePi(root)
+    const earlier = await ensurePiBundle({ ...line, version: '9.9.8' })
+    const bundles = dirname(earlier)
+    const entry = entryFileFrom(line.packageDir, line.packageName)!
+    // Dirs a run could still be using, and names the harness did not make.
+    const otherLine = join(bundles, '@mariozechner+pi-coding-agent@0.73.1-0123456789abcdef')
+    const otherHarness = join(bundles, '@earendil-works+pi-coding-agent@9.9.9-fedcba9876543210')
+    const liveBuild = join(bundles, `.building-${process.pid}-a`)
+    const notOurs = join(bundles, '@earendil-works+pi-coding-agent@notes')
+    const deadPid = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }))
+    const deadBuild = join(bundles, `.building-${deadPid}-b`)
+    for (const dir of [otherLine, otherHarness, liveBuild, notOurs, deadBuild]) mkdirSync(join(dir, 'chunks'), { recursive: true })
+    const current = await ensurePiBundle(line)
+    expect(readdirSync(bundles).sort()).toEqual([liveBuild, otherLine, notOurs, otherHarness, current].map((dir) => dir.split('/').at(-1)).sort())
+    // A worker of a run that named the removed bundle imports Pi's own files.
+    expect(piFileIn(line, earlier, entry)).toBe(entry)
+    expect(piFileIn(line, current, entry).startsWith(current)).toBe(true)
   })
 
   it('says where Pi is when it is not in a node_modules', async () => {

@@ -4,7 +4,7 @@
 // docs, assets) resolves as before; native addons stay where they are. Pi's entry points and the TypeBox it
 // hands to extensions are entries of the bundle, which the harness, the extensions and Pi's loader all import.
 import { createHash, randomUUID } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -194,7 +194,8 @@ async function build(line: PiLineInfo, outDir: string): Promise<PiBundleManifest
  * The directory of an up-to-date bundle of `line`, built if there is none: under `<node_modules>/.cache`, in
  * a directory named by the line, this builder and the bundler's version. Built in a directory of its own and renamed
  * into place, so two runs starting at once each see a whole bundle (the first rename wins, the other's is
- * removed). A change to any file the bundle came from rebuilds it; nothing expires by time.
+ * removed). A change to any file the bundle came from rebuilds it; nothing expires by time. A build removes
+ * what no run can use any more (pruneBundles).
  */
 export async function ensurePiBundle(line: PiLineInfo): Promise<string> {
   const require = createRequire(import.meta.url)
@@ -202,10 +203,10 @@ export async function ensurePiBundle(line: PiLineInfo): Promise<string> {
   const builder = readFileSync(new URL(import.meta.url))
   const rolldownVersion = (JSON.parse(readFileSync(require.resolve('rolldown/package.json'), 'utf8')) as { version: string }).version
   const root = join(nodeModulesOf(line), '.cache', 'vitest-environment-pi', 'pi-bundle')
-  const key = `${line.packageName.replace('/', '+')}@${line.version}-${digest(`${line.packageDir}\n${digest(builder)}\n${rolldownVersion}`)}`
+  const key = `${bundlePrefix(line.packageName)}${line.version}-${digest(`${line.packageDir}\n${digest(builder)}\n${rolldownVersion}`)}`
   const dir = join(root, key)
   if (upToDate(dir, line)) return dir
-  const building = join(root, `.building-${randomUUID()}`)
+  const building = join(root, `${BUILDING}${process.pid}-${randomUUID()}`)
   mkdirSync(building, { recursive: true })
   try {
     const manifest = await build(line, building)
@@ -217,9 +218,45 @@ export async function ensurePiBundle(line: PiLineInfo): Promise<string> {
     } catch (error) {
       if (!upToDate(dir, line)) throw error
     }
+    pruneBundles(root, line)
     return dir
   } finally {
     rmSync(building, { recursive: true, force: true })
   }
 }
 
+const bundlePrefix = (packageName: string) => `${packageName.replace('/', '+')}@`
+const BUILDING = '.building-'
+
+/**
+ * Removes, beside a bundle just built, what no run can use any more: the bundles of this package at another
+ * version (one node_modules holds one version of it: only a run started before the install could still name
+ * one, and that run is on a Pi no longer installed), and the build dirs of processes that died building. The
+ * bundles of another package (the other line, installed beside) and of this version built by another harness
+ * or bundler (packages of a monorepo may each have their own) stay. Best effort: what cannot be removed stays.
+ */
+function pruneBundles(root: string, line: PiLineInfo): void {
+  const prefix = bundlePrefix(line.packageName)
+  for (const name of readdirSync(root)) {
+    const building = name.startsWith(BUILDING) ? /^(\d+)-/.exec(name.slice(BUILDING.length)) : null
+    // The version is what lies between the name and the digest.
+    const version = name.startsWith(prefix) ? /^(.+)-[0-9a-f]+$/.exec(name.slice(prefix.length))?.[1] : undefined
+    const stale = building !== null ? !alive(Number(building[1])) : version !== undefined && version !== line.version
+    try {
+      if (stale) rmSync(join(root, name), { recursive: true, force: true })
+    } catch {
+      // Another user's, or in use where the system forbids removing it: it stays, as before.
+    }
+  }
+}
+
+// Signal 0 checks the process is there without signalling it; EPERM: there, another user's.
+function alive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
