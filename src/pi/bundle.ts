@@ -218,7 +218,7 @@ export async function ensurePiBundle(line: PiLineInfo): Promise<string> {
     } catch (error) {
       if (!upToDate(dir, line)) throw error
     }
-    pruneBundles(root, line)
+    pruneBundles(root, key, line)
     return dir
   } finally {
     rmSync(building, { recursive: true, force: true })
@@ -229,19 +229,20 @@ const bundlePrefix = (packageName: string) => `${packageName.replace('/', '+')}@
 const BUILDING = '.building-'
 
 /**
- * Removes, beside a bundle just built, what no run can use any more: the bundles of this package at another
- * version (one node_modules holds one version of it: only a run started before the install could still name
- * one, and that run is on a Pi no longer installed), and the build dirs of processes that died building. The
- * bundles of another package (the other line, installed beside) and of this version built by another harness
- * or bundler (packages of a monorepo may each have their own) stay. Best effort: what cannot be removed stays.
+ * Removes, beside the bundle `kept` just built, what no run can use any more: the bundles of this package at
+ * another version (one node_modules holds one version of it: only a run started before the install could
+ * still name one, and that run is on a Pi no longer installed), and the build dirs of processes that died
+ * building. The bundles of another package (the other line, installed beside) and of this version built by
+ * another harness or bundler (packages of a monorepo may each have their own) stay. Best effort: what cannot
+ * be removed stays.
  */
-function pruneBundles(root: string, line: PiLineInfo): void {
+function pruneBundles(root: string, kept: string, line: PiLineInfo): void {
   const prefix = bundlePrefix(line.packageName)
   for (const name of readdirSync(root)) {
     const building = name.startsWith(BUILDING) ? /^(\d+)-/.exec(name.slice(BUILDING.length)) : null
     // The version is what lies between the name and the digest.
     const version = name.startsWith(prefix) ? /^(.+)-[0-9a-f]+$/.exec(name.slice(prefix.length))?.[1] : undefined
-    const stale = building !== null ? !alive(Number(building[1])) : version !== undefined && version !== line.version
+    const stale = building !== null ? !alive(Number(building[1])) : name !== kept && version !== undefined && version !== line.version
     try {
       if (stale) rmSync(join(root, name), { recursive: true, force: true })
     } catch {
