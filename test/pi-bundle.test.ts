@@ -210,14 +210,16 @@ describe('building the bundle', () => {
     const earlier = await ensurePiBundle({ ...line, version: '9.9.8' })
     const bundles = dirname(earlier)
     const entry = entryFileFrom(line.packageDir, line.packageName)!
-    // Dirs a run could still be using, and names the harness did not make.
+    // Beside it: a pre-release's bundle, dirs a run could still be using, a name the harness did not make, and
+    // the build dir of a process that is gone.
+    const preRelease = join(bundles, '@earendil-works+pi-coding-agent@9.9.9-beta.1-0123456789abcdef')
     const otherLine = join(bundles, '@mariozechner+pi-coding-agent@0.73.1-0123456789abcdef')
     const otherHarness = join(bundles, '@earendil-works+pi-coding-agent@9.9.9-fedcba9876543210')
     const liveBuild = join(bundles, `.building-${process.pid}-a`)
     const notOurs = join(bundles, '@earendil-works+pi-coding-agent@notes')
     const deadPid = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }))
     const deadBuild = join(bundles, `.building-${deadPid}-b`)
-    for (const dir of [otherLine, otherHarness, liveBuild, notOurs, deadBuild]) mkdirSync(join(dir, 'chunks'), { recursive: true })
+    for (const dir of [preRelease, otherLine, otherHarness, liveBuild, notOurs, deadBuild]) mkdirSync(join(dir, 'chunks'), { recursive: true })
     const current = await ensurePiBundle(line)
     expect(readdirSync(bundles).sort()).toEqual([liveBuild, otherLine, notOurs, otherHarness, current].map((dir) => dir.split('/').at(-1)).sort())
     // A worker of a run that named the removed bundle imports Pi's own files.
