@@ -204,24 +204,37 @@ describe('building the bundle', () => {
     expect(readdirSync(dirname(first))).toEqual([first.split('/').at(-1)])
   })
 
-  it("replaces the bundle of another version of Pi and a dead build's dir; the other line's, another harness's and a live build's stay", async () => {
+  it("replaces the bundles of another version of Pi or of this harness and a dead build's dir; the other line's, another harness's and a live build's stay", async () => {
     const root = join(temp, 'prune')
     const line = fakePi(root)
     const earlier = await ensurePiBundle({ ...line, version: '9.9.8' })
     const bundles = dirname(earlier)
+    const { builder } = JSON.parse(readFileSync(join(earlier, PI_BUNDLE_MANIFEST), 'utf8')) as { builder: string }
+    expect(builder).toMatch(/[\\/]pi[\\/]bundle\.(ts|js)$/)
     const entry = entryFileFrom(line.packageDir, line.packageName)!
-    // Beside it: a pre-release's bundle, dirs a run could still be using, a name the harness did not make, and
-    // the build dir of a process that is gone.
-    const preRelease = join(bundles, '@earendil-works+pi-coding-agent@9.9.9-beta.1-0123456789abcdef')
-    const otherLine = join(bundles, '@mariozechner+pi-coding-agent@0.73.1-0123456789abcdef')
-    const otherHarness = join(bundles, '@earendil-works+pi-coding-agent@9.9.9-fedcba9876543210')
-    const liveBuild = join(bundles, `.building-${process.pid}-a`)
-    const notOurs = join(bundles, '@earendil-works+pi-coding-agent@notes')
+    // Beside it, bundles (as their manifests say) no run can use any more: a pre-release's (by any harness, or
+    // one from before manifests named theirs), one this harness built before it changed; bundles a run could
+    // still be using: another harness's of this version, one from before manifests named their harness, the
+    // other line's; a name the harness did not make; the build dirs of a live process and of one that is gone.
+    const bundleDir = (name: string, manifest?: object) => {
+      const dir = join(bundles, name)
+      mkdirSync(join(dir, 'chunks'), { recursive: true })
+      if (manifest) writeFileSync(join(dir, PI_BUNDLE_MANIFEST), JSON.stringify(manifest))
+      return dir
+    }
+    const at = (version: string, more = {}) => ({ line: { packageDir: line.packageDir, version }, entries: {}, inputs: {}, ...more })
+    bundleDir('@earendil-works+pi-coding-agent@9.9.9-beta.1-0123456789abcdef', at('9.9.9-beta.1'))
+    bundleDir('@earendil-works+pi-coding-agent@9.9.9-0000000000000000', at('9.9.9', { builder }))
+    const otherHarness = bundleDir('@earendil-works+pi-coding-agent@9.9.9-fedcba9876543210', at('9.9.9', { builder: '/elsewhere/node_modules/vitest-environment-pi/dist/src/pi/bundle.js' }))
+    const beforePruning = bundleDir('@earendil-works+pi-coding-agent@9.9.9-1111111111111111', at('9.9.9'))
+    const otherLine = bundleDir('@mariozechner+pi-coding-agent@0.73.1-0123456789abcdef', at('0.73.1', { builder }))
+    const notOurs = bundleDir('@earendil-works+pi-coding-agent@notes')
+    const liveBuild = bundleDir(`.building-${process.pid}-a`)
     const deadPid = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }))
-    const deadBuild = join(bundles, `.building-${deadPid}-b`)
-    for (const dir of [preRelease, otherLine, otherHarness, liveBuild, notOurs, deadBuild]) mkdirSync(join(dir, 'chunks'), { recursive: true })
+    bundleDir(`.building-${deadPid}-b`)
     const current = await ensurePiBundle(line)
-    expect(readdirSync(bundles).sort()).toEqual([liveBuild, otherLine, notOurs, otherHarness, current].map((dir) => dir.split('/').at(-1)).sort())
+    const kept = [current, otherHarness, beforePruning, otherLine, notOurs, liveBuild]
+    expect(readdirSync(bundles).sort()).toEqual(kept.map((dir) => dir.split('/').at(-1)).sort())
     // A worker of a run that named the removed bundle imports Pi's own files.
     expect(piFileIn(line, earlier, entry)).toBe(entry)
     expect(piFileIn(line, current, entry).startsWith(current)).toBe(true)

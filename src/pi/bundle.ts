@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, sep } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { entryFileFrom, PI_CORE_ENTRIES, piTypeBoxFiles, type PiLineInfo } from './line.js'
 
 /** What a worker reads to find the bundle: the running line, and each bundled entry file by its original path. */
@@ -17,6 +17,8 @@ export interface PiBundleManifest {
   entries: Record<string, string>
   /** Every file the bundle was built from, with a digest of its content: a change to any rebuilds it. */
   inputs: Record<string, string>
+  /** This module's file where the harness that built the bundle is installed (absent before pruning came). */
+  builder?: string
 }
 
 export const PI_BUNDLE_MANIFEST = 'pi-bundle.json'
@@ -209,7 +211,7 @@ export async function ensurePiBundle(line: PiLineInfo): Promise<string> {
   const building = join(root, `${BUILDING}${process.pid}-${randomUUID()}`)
   mkdirSync(building, { recursive: true })
   try {
-    const manifest = await build(line, building)
+    const manifest: PiBundleManifest = { ...(await build(line, building)), builder: BUILDER_FILE }
     writeFileSync(join(building, PI_BUNDLE_MANIFEST), JSON.stringify(manifest))
     // An outdated bundle goes first; a whole one another run just renamed into place stays.
     if (existsSync(dir) && !upToDate(dir, line)) rmSync(dir, { recursive: true, force: true })
@@ -227,28 +229,40 @@ export async function ensurePiBundle(line: PiLineInfo): Promise<string> {
 
 const bundlePrefix = (packageName: string) => `${packageName.replace('/', '+')}@`
 const BUILDING = '.building-'
+const BUILDER_FILE = fileURLToPath(import.meta.url)
 
 /**
  * Removes, beside the bundle `kept` just built, what no run can use any more: the bundles of this package at
- * another version (one node_modules holds one version of it: only a run started before the install could
- * still name one, and that run is on a Pi no longer installed), and the build dirs of processes that died
- * building. The bundles of another package (the other line, installed beside) and of this version built by
- * another harness or bundler (packages of a monorepo may each have their own) stay. Best effort: what cannot
- * be removed stays.
+ * another version, or built by this same copy of the harness before it (or the bundler) changed; and the build
+ * dirs of processes that died building. One node_modules holds one version of the package and one copy of the
+ * harness at a path, so only a run started before the install could still name such a bundle, and that run is
+ * on files no longer installed. The bundles of another package (the other line, installed beside) and those
+ * another copy of the harness built (packages of a monorepo may each have their own) stay. Best effort: what
+ * cannot be read or removed stays.
  */
 function pruneBundles(root: string, kept: string, line: PiLineInfo): void {
   const prefix = bundlePrefix(line.packageName)
   for (const name of readdirSync(root)) {
     const building = name.startsWith(BUILDING) ? /^(\d+)-/.exec(name.slice(BUILDING.length)) : null
-    // The version is what lies between the name and the digest.
-    const version = name.startsWith(prefix) ? /^(.+)-[0-9a-f]+$/.exec(name.slice(prefix.length))?.[1] : undefined
-    const stale = building !== null ? !alive(Number(building[1])) : name !== kept && version !== undefined && version !== line.version
+    const stale = building !== null ? !alive(Number(building[1])) : name !== kept && name.startsWith(prefix) && outgrown(join(root, name), line)
     try {
       if (stale) rmSync(join(root, name), { recursive: true, force: true })
     } catch {
       // Another user's, or in use where the system forbids removing it: it stays, as before.
     }
   }
+}
+
+/** Whether the bundle in `dir` is of another version of the line's package, or this copy of the harness built it. */
+function outgrown(dir: string, line: PiLineInfo): boolean {
+  let manifest: Partial<PiBundleManifest>
+  try {
+    manifest = JSON.parse(readFileSync(join(dir, PI_BUNDLE_MANIFEST), 'utf8')) as Partial<PiBundleManifest>
+  } catch {
+    return false
+  }
+  const version = manifest.line?.version
+  return typeof version === 'string' && (version !== line.version || manifest.builder === BUILDER_FILE)
 }
 
 // Signal 0 checks the process is there without signalling it; EPERM: there, another user's.
