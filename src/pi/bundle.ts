@@ -202,7 +202,7 @@ async function build(line: PiLineInfo, outDir: string): Promise<PiBundleManifest
 export async function ensurePiBundle(line: PiLineInfo): Promise<string> {
   const require = createRequire(import.meta.url)
   // This file is how the bundle is built: a change to it (a new version of the harness) builds anew.
-  const builder = readFileSync(new URL(import.meta.url))
+  const builder = readFileSync(BUILDER_FILE)
   const rolldownVersion = (JSON.parse(readFileSync(require.resolve('rolldown/package.json'), 'utf8')) as { version: string }).version
   const root = join(nodeModulesOf(line), '.cache', 'vitest-environment-pi', 'pi-bundle')
   const key = `${bundlePrefix(line.packageName)}${line.version}-${digest(`${line.packageDir}\n${digest(builder)}\n${rolldownVersion}`)}`
