@@ -21,6 +21,8 @@ export interface Isolation {
 interface ActiveIsolation {
   isolation: Isolation
   users: number
+  /** Entered ahead of its file (enterIsolationAhead): the first user takes that place instead of adding one. */
+  ahead?: true
   restore: () => void
 }
 
@@ -34,7 +36,8 @@ const active = globalSlot<ActiveIsolation>('isolation')
 export async function enterIsolation(): Promise<{ isolation: Isolation; leave: () => void }> {
   if (!loadsOnFirstConnection) await loadHttpInterception()
   const entry = active.get() ?? openIsolation()
-  entry.users++
+  if (entry.ahead) delete entry.ahead
+  else entry.users++
   let left = false
   return {
     isolation: entry.isolation,
@@ -47,6 +50,20 @@ export async function enterIsolation(): Promise<{ isolation: Isolation; leave: (
       }
     },
   }
+}
+
+/**
+ * Enters the isolation of a process that will run one test file, before the file is known (a worker started
+ * ahead): what is imported next sees the temp home and the guarded network, as it would under the file's
+ * environment. The first enterIsolation() takes this entry's place, so that its leave is the last. Nothing
+ * happens where the isolation is already entered.
+ */
+export async function enterIsolationAhead(): Promise<void> {
+  if (!loadsOnFirstConnection) await loadHttpInterception()
+  if (active.get() !== undefined) return
+  const entry = openIsolation()
+  entry.users = 1
+  entry.ahead = true
 }
 
 const FILE_HOME_PREFIX = 'file-home-'
