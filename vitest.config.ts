@@ -9,6 +9,7 @@ const END_TO_END = [
   'test/consumer.test.ts',
   'test/global-setup.test.ts',
   'test/isolate.test.ts',
+  'test/warm-workers.test.ts',
   'test/line-types.test.ts',
   'test/watch.test.ts',
   'test/readme.test.ts',

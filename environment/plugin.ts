@@ -15,6 +15,8 @@ import { attachOptionsOf } from './attach-options.js'
 import { escapeRegExp } from './escape-regexp.js'
 import { ENVIRONMENT_OPTIONS, type PiEnvironmentOptions } from './defaults.js'
 import { rerunOnReads } from './rerun-on-reads.js'
+import { addReporter } from './vitest-internals.js'
+import { warmWorkers } from './warm-workers.js'
 import { GLOBAL_SETUP_OPTIONS, type PiGlobalSetupOptions, type PiSandboxConfig } from './provided.js'
 
 export { findPiLine } from '../src/pi/line.js'
@@ -32,6 +34,13 @@ export interface PiPluginOptions extends PiEnvironmentOptions, PiGlobalSetupOpti
    * Pi's own files.
    */
   bundlePi?: boolean
+  /**
+   * Whether each `pi` test file's worker is started ahead, while the files before it run, with the file's
+   * isolation entered and Pi imported (default true): Vitest's forks pool, a new process per file as
+   * before, that a file no longer waits for. Only where the project names no pool (Vitest's default, forks)
+   * and keeps its default isolation; `false`: Vitest's own forks pool.
+   */
+  warmWorkers?: boolean
   /**
    * The Pi line to run when both are installed: `@earendil-works/pi-coding-agent` or
    * `@mariozechner/pi-coding-agent`. Unset: the first installed line that runs on this Node, in that order.
@@ -56,6 +65,7 @@ const PLUGIN_OPTIONS: Record<keyof PiPluginOptions, Check> = {
   ...ENVIRONMENT_OPTIONS,
   isolate: is('a boolean', (v) => typeof v === 'boolean'),
   bundlePi: is('a boolean', (v) => typeof v === 'boolean'),
+  warmWorkers: is('a boolean', (v) => typeof v === 'boolean'),
   piPackage: oneOf(PI_SCOPES.map((scope) => `${scope}/pi-coding-agent`)),
   scripts: listOf('an array of package.json script names', oneOf(PROJECT_SCRIPTS)),
   sandbox: fields('an object with the packageDir to install', SANDBOX_OPTIONS, ['packageDir']),
@@ -116,6 +126,8 @@ const toArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [
 
 export function pi(options: PiPluginOptions = {}): Plugin {
   checkOptions(options, PLUGIN_OPTIONS, 'pi({ ... })')
+  const warm = options.warmWorkers === false ? undefined : warmWorkers(sibling('warm-entry'))
+  const warmed = new WeakSet<object>()
   return {
     name: 'vitest-environment-pi',
     // The config hook runs before Vitest resolves its config, so the setup file is inlined by Vite;
@@ -124,7 +136,10 @@ export function pi(options: PiPluginOptions = {}): Plugin {
       const test = (config.test ??= {})
       checkOptions(test.environmentOptions?.pi, ENVIRONMENT_OPTIONS, 'environmentOptions.pi')
       test.environment = 'pi'
-      const { scripts, sandbox, isolate, piPackage, bundlePi = true, ...sessionOptions } = options
+      const { scripts, sandbox, isolate, piPackage, bundlePi = true, warmWorkers: _, ...sessionOptions } = options
+      // Where no pool is named (in the config or, on Vitest 5, on the command line, which it puts there first):
+      // Vitest's default, the forks pool, with each file's worker started ahead.
+      if (warm !== undefined && test.pool === undefined) test.pool = warm.pool
       // Workers inherit the environment: every one of them then runs the same line, from the same bundle.
       if (piPackage !== undefined) process.env[PI_PACKAGE_ENV] = piPackage
       if (bundlePi) await usePiBundle()
@@ -164,6 +179,12 @@ export function pi(options: PiPluginOptions = {}): Plugin {
     // Editing an extension, a module it imports or a mock spec reruns the test files whose sessions read it.
     configureVitest({ vitest, project }) {
       rerunOnReads(vitest, sibling('setup'))
+      // Once per Vitest, whose projects share the workers started ahead.
+      if (warm !== undefined && !warmed.has(vitest)) {
+        warmed.add(vitest)
+        addReporter(vitest, warm.reporter)
+        vitest.onClose(warm.stopSpares)
+      }
       // Each run starts without the sessions earlier runs attached, as Playwright empties its output dir.
       const pi = project.config.environmentOptions?.pi as PiEnvironmentOptions | undefined
       clearEarlierAttachments(attachOptionsOf({ root: project.config.root, ...pi })[1].attachDir)

@@ -1,11 +1,12 @@
 // Every reach into Vitest's internals: in a worker, the state it keeps on globalThis (`__vitest_worker__`:
 // the resolved config, the module runner's graph of evaluated modules), the module nodes in that graph and
 // the state check of a test's annotate(); in the main process, the resolved config's reporters and related
-// files, the VCS provider and the Vite module graphs the watcher reads. None of it is public API: when a
-// Vitest release moves it, this is the file to change. Without the worker state, each worker function falls
-// back to what Vitest does publicly.
+// files, the VCS provider, the Vite module graphs the watcher reads and a forks worker's child process. None
+// of it is public API: when a Vitest release moves it, this is the file to change. Without the worker
+// state, each worker function falls back to what Vitest does publicly.
 import { vi, type EvaluatedModules, type TestAnnotation, type TestAttachment, type TestContext } from 'vitest'
-import type { Reporter, TestProject, Vitest } from 'vitest/node'
+import type { ChildProcess } from 'node:child_process'
+import type { ForksPoolWorker, Reporter, TestProject, Vitest } from 'vitest/node'
 
 type EvaluatedModule = NonNullable<ReturnType<EvaluatedModules['getModuleById']>>
 
@@ -135,4 +136,23 @@ export function linkImporters(project: TestProject, testFile: string, files: rea
       }
     }
   }
+}
+
+/** Names a forks worker as a custom pool's (a runner is reused for a task of the same pool name). */
+export function renameWorker(worker: ForksPoolWorker, name: string): ForksPoolWorker {
+  ;(worker as { name: string }).name = name
+  return worker
+}
+
+/** Whether `worker` can be given a process (adoptProcess): false where a release moved the field. */
+export function canAdoptProcess(worker: ForksPoolWorker): boolean {
+  return Object.hasOwn(worker, '_fork')
+}
+
+/**
+ * Makes `worker` run in `child`, a process started as Vitest starts a forks worker: its start() takes the
+ * process it holds instead of forking one.
+ */
+export function adoptProcess(worker: ForksPoolWorker, child: ChildProcess): void {
+  ;(worker as unknown as { _fork?: ChildProcess })._fork = child
 }

@@ -103,6 +103,7 @@ describe('pi({ ... }) and the per-file options check theirs the same way', () =>
     expect(() => pi({ sandbox: { packagedir: '.' } } as never)).toThrow('pi({ ... }): unknown option "sandbox.packagedir"; did you mean "sandbox.packageDir"?')
     expect(() => pi({ sandbox: {} } as never)).toThrow('pi({ ... }): option "sandbox.packageDir" must be the package directory (a string), got undefined')
     expect(() => pi({ isolate: 'no' } as never)).toThrow('pi({ ... }): option "isolate" must be a boolean, got "no" (a string)')
+    expect(() => pi({ warmWorkers: 'yes' } as never)).toThrow('pi({ ... }): option "warmWorkers" must be a boolean, got "yes" (a string)')
   })
 
   it("names environmentOptions.pi for the config's per-file options", async () => {

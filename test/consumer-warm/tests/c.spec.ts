@@ -1,0 +1,3 @@
+import { recordFile } from './file.js'
+
+recordFile('c')
