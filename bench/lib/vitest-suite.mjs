@@ -1,9 +1,11 @@
 // Scenario (e): a generated suite of many small files, each a few standard-scenario sessions, run by
 // `vitest run` through the built pi() plugin: with Vitest's default per-file isolation (each file imports Pi
-// again) from the bundle of Pi (the default) and from Pi's own files (pi({ bundlePi: false }), the path before
-// the bundle), and with pi({ isolate: false }) (one import per worker, the harness resets between files).
-// Where a file's time goes: the same files with a trivial test each, in plain Vitest (the floor) and in the
-// pi environment from either path (its setup and Pi's import, without a session).
+// again) as pi() runs it (the bundle of Pi, each file's worker started ahead while the files before run), with
+// the bundle alone (pi({ warmWorkers: false })), and from Pi's own files in workers started for each file
+// (pi({ bundlePi: false, warmWorkers: false }), the path before both); and with pi({ isolate: false }) (one
+// import per worker, the harness resets between files). Where a file's time goes: the same files with a
+// trivial test each, in plain Vitest (the floor) and in the pi environment each way (its setup and Pi's
+// import, without a session).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { harnessTest, runVitest } from './vitest-file.mjs'
@@ -20,12 +22,14 @@ export default defineConfig({ plugins: [${plugin}], test: { include: ['${include
 
 /** Each configuration: its plugin line and the files it runs. */
 const CONFIGS = {
-  bundled: ['pi()', 'suite'],
-  unbundled: ['pi({ bundlePi: false })', 'suite'],
+  default: ['pi()', 'suite'],
+  bundleOnly: ['pi({ warmWorkers: false })', 'suite'],
+  unbundled: ['pi({ bundlePi: false, warmWorkers: false })', 'suite'],
   shared: ['pi({ isolate: false })', 'suite'],
   floor: ['', 'trivial'],
-  emptyBundled: ['pi()', 'trivial'],
-  emptyUnbundled: ['pi({ bundlePi: false })', 'trivial'],
+  emptyDefault: ['pi()', 'trivial'],
+  emptyBundleOnly: ['pi({ warmWorkers: false })', 'trivial'],
+  emptyUnbundled: ['pi({ bundlePi: false, warmWorkers: false })', 'trivial'],
 }
 
 /**
