@@ -1,6 +1,6 @@
 // The world a session starts in: files seeded into its home and cwd before its extensions run, Pi's own
 // dirs and settings files, process.cwd(), a restart over the same dirs, and discovery kept to the session.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { Type } from 'typebox'
@@ -131,6 +131,78 @@ describe('seeded files', () => {
     await Promise.all([a.command('level'), b.command('level')])
     expect(a).toHaveNotified(`${JSON.stringify({ level: 'a' }, null, 2)}\na`)
     expect(b).toHaveNotified(`${JSON.stringify({ level: 'b' }, null, 2)}\nb`)
+  })
+})
+
+describe('a world seeded alike, kept for the next session', () => {
+  const seeds = { home: { [GLOBAL_SETTINGS]: { level: 'seeded' }, 'config/tool.json': { on: true } }, files: { 'src/a.ts': 'export const a = 1\n', 'notes.txt': 'hello' } }
+  // Every path under a dir, with its mode and a file's content: what a session sees there.
+  const tree = (dir: string): string[] =>
+    readdirSync(dir, { recursive: true, withFileTypes: true }).map((entry) => {
+      const path = join(entry.parentPath, entry.name)
+      const what = entry.isFile() ? readFileSync(path, 'utf8') : entry.isDirectory() ? 'dir' : 'other'
+      return `${path.slice(dir.length + 1)} ${statSync(path).mode.toString(8)} ${what}`
+    }).sort()
+  const inode = (t: { home: string }) => statSync(join(t.home, GLOBAL_SETTINGS)).ino
+
+  it('goes to the next session seeded alike, under new paths, once the earlier one is gone', async () => {
+    const fresh = await createTestSession(seeds)
+    const [home, cwd, ino] = [tree(fresh.home), tree(fresh.cwd), inode(fresh)]
+    await fresh.dispose()
+    const next = await createTestSession(seeds)
+    expect(inode(next)).toBe(ino)
+    expect([next.home, next.cwd]).not.toContain(fresh.home)
+    expect([next.home, next.cwd]).not.toContain(fresh.cwd)
+    expect([existsSync(fresh.home), existsSync(fresh.cwd)]).toEqual([false, false])
+    expect([tree(next.home), tree(next.cwd)]).toEqual([home, cwd])
+  })
+
+  it.each([
+    ['a seed rewritten, same size', (t: { home: string; cwd: string }) => writeFileSync(join(t.cwd, 'notes.txt'), 'HELLO')],
+    ['a seed grown', (t: { home: string; cwd: string }) => writeFileSync(join(t.cwd, 'notes.txt'), 'hello, world')],
+    ['a seed removed', (t: { home: string; cwd: string }) => rmSync(join(t.home, 'config/tool.json'))],
+    ["a seed's mode changed", (t: { home: string; cwd: string }) => chmodSync(join(t.home, GLOBAL_SETTINGS), 0o600)],
+    ["a dir's mode changed", (t: { home: string; cwd: string }) => chmodSync(join(t.cwd, 'src'), 0o700)],
+    ['a file added in the agent dir', (t: { home: string; cwd: string }) => writeFileSync(join(t.home, '.pi/agent/read-access.log'), '')],
+    ['an empty dir added', (t: { home: string; cwd: string }) => mkdirSync(join(t.cwd, 'out'))],
+    ['a seed replaced by a symlink to the same content', (t: { home: string; cwd: string }) => {
+      writeFileSync(join(t.cwd, 'copy.txt'), 'hello')
+      rmSync(join(t.cwd, 'notes.txt'))
+      symlinkSync('copy.txt', join(t.cwd, 'notes.txt'))
+    }],
+  ])('never goes to another session once a session changed it: %s', async (_change, change) => {
+    const fresh = await createTestSession(seeds)
+    const [home, cwd] = [tree(fresh.home), tree(fresh.cwd)]
+    change(fresh)
+    await fresh.dispose()
+    const next = await createTestSession(seeds)
+    expect([tree(next.home), tree(next.cwd)]).toEqual([home, cwd])
+  })
+
+  it('never goes to a session seeded otherwise, nor to two sessions at once', async () => {
+    const first = await createTestSession(seeds)
+    const ino = inode(first)
+    await first.dispose()
+    const other = await createTestSession({ ...seeds, files: { 'notes.txt': 'hello' } })
+    expect(inode(other)).not.toBe(ino)
+    expect(tree(other.cwd)).toEqual(['notes.txt 100644 hello'])
+    const [a, b] = await Promise.all([createTestSession(seeds), createTestSession(seeds)])
+    expect(a.home).not.toBe(b.home)
+    expect([inode(a), inode(b)].filter((each) => each === ino)).toHaveLength(1)
+  })
+
+  it('is removed when the file settles', async () => {
+    const base = mkdtempSync(join(os.tmpdir(), 'pi-kept-world-'))
+    const restoreEnv = setEnv({ TMPDIR: base })
+    try {
+      await (await createTestSession(seeds)).dispose()
+      expect(readdirSync(base)).toHaveLength(1)
+      await settleTempDirs()
+      expect(readdirSync(base)).toEqual([])
+    } finally {
+      restoreEnv()
+      rmSync(base, { recursive: true, force: true })
+    }
   })
 })
 

@@ -21,18 +21,28 @@ export function seedFileProblem(key: string, content: unknown, option: string): 
   return `${where} must be the file's content: a string, a Buffer, or an object or array (written as JSON), got ${describeReceived(content)}`
 }
 
+/** One seeded file: its path relative to the dir, and its content as written. */
+export type SeedEntry = readonly [key: string, content: string | Uint8Array]
+
+/** `files` checked (a bad key throws, named by `nameOf(key)`), each with its content as written: objects and arrays as JSON. */
+export function seedEntries(files: SeedFiles, nameOf: (key: string) => string): SeedEntry[] {
+  return Object.entries(files).map(([key, content]) => {
+    const problem = seedFileProblem(key, content, nameOf(key))
+    if (problem !== undefined) throw new TypeError(`createTestSession: ${problem}`)
+    return [key, typeof content === 'string' || content instanceof Uint8Array ? content : `${JSON.stringify(content, null, 2)}\n`]
+  })
+}
+
 /**
- * Writes `files` under `dir` (made by the harness, or given by the test): parent dirs are made, and a path
+ * Writes `entries` under `dir` (made by the harness, or given by the test): parent dirs are made, and a path
  * that reaches outside `dir` through a symlink already there is refused, naming the key (`nameOf(key)`).
  */
-export function writeSeedFiles(dir: string, files: SeedFiles, nameOf: (key: string) => string): void {
+export function writeSeedFiles(dir: string, entries: readonly SeedEntry[], nameOf: (key: string) => string): void {
   const root = realpathSync.native(dir)
   // Each parent made and resolved once: ten files cost about ten opens and writes, not forty calls.
   const parents = new Map<string, string>()
-  for (const [key, content] of Object.entries(files)) {
+  for (const [key, content] of entries) {
     const name = nameOf(key)
-    const problem = seedFileProblem(key, content, name)
-    if (problem !== undefined) throw new TypeError(`createTestSession: ${problem}`)
     const target = join(root, key)
     const parent = dirname(target)
     try {
@@ -43,7 +53,7 @@ export function writeSeedFiles(dir: string, files: SeedFiles, nameOf: (key: stri
       }
       const refuse = () => new TypeError(`createTestSession: option "${name}" reaches outside the dir through a symlink (${resolved}); seeded files stay inside the session's home and cwd`)
       if (isOutside(root, resolved)) throw refuse()
-      writeFileRefusingSymlink(target, typeof content === 'string' || content instanceof Uint8Array ? content : `${JSON.stringify(content, null, 2)}\n`, refuse)
+      writeFileRefusingSymlink(target, content, refuse)
     } catch (error) {
       throw unwritable(error, name)
     }

@@ -2,8 +2,15 @@
 // the background (temp-dirs.ts). Two dirs side by side rather than one of the session's holding both: every
 // mkdir and rmdir is kernel work on the disk's metadata, and such a dir would add one of each to a session.
 // A restarted session uses the dirs of the one before it: they are removed when the last user lets go.
+//
+// Seeded dirs cost most: on an ext4 disk, ten small files take about 2 ms to write and remove, whatever
+// writes them. A test file's sessions are often seeded alike (a fixture's files), so a seeded world is kept
+// when its last user lets go, and the next session seeded alike takes it under new names (its old paths gone,
+// as if removed), once it is checked to hold exactly what it held when seeded: otherwise it is removed.
 import { join } from 'node:path'
+import { keepDirs, takeKeptDirs } from './kept-dirs.js'
 import { releaseTempDir, takeTempDir } from './temp-dirs.js'
+import { hasShape, shapeOf, type WorldShape } from './world-shape.js'
 
 export interface SessionDirs {
   /** `<tmp>/pi-harness-XXXXXX/session-home-XXXXXX`: the session's HOME. */
@@ -14,8 +21,10 @@ export interface SessionDirs {
   readonly cwd: string
   /** Whether the cwd was made here (and is removed here). */
   readonly ownsCwd: boolean
-  /** The sessions using the dirs; the last to let go removes them. */
+  /** The sessions using the dirs; the last to let go removes them (or keeps them, below). */
   users: number
+  /** Seeded dirs: their seeds' key and what they held once seeded, for the next session seeded alike. */
+  seeded?: { readonly key: string; readonly shape: WorldShape }
 }
 
 const HOME_PREFIX = 'session-home-'
@@ -37,6 +46,29 @@ export async function makeSessionDirs(givenCwd: string | undefined): Promise<Ses
   return { home, agentDir: join(home, AGENT_DIR), cwd, ownsCwd: givenCwd === undefined, users: 1 }
 }
 
+/**
+ * Dirs seeded alike under `key` that a session left as it found them, under new names; undefined when none
+ * are kept, or they are not as they were seeded (then they are removed).
+ */
+export function takeSeededDirs(key: string): SessionDirs | undefined {
+  const taken = takeKeptDirs(key)
+  if (taken === undefined) return undefined
+  const [home, cwd] = taken.roots as [string, string]
+  const dirs: SessionDirs = { home, agentDir: join(home, AGENT_DIR), cwd, ownsCwd: true, users: 1 }
+  const shape = taken.about as WorldShape
+  if (!hasShape(taken.roots, shape)) {
+    releaseSessionDirs(dirs)
+    return undefined
+  }
+  dirs.seeded = { key, shape }
+  return dirs
+}
+
+/** `dirs` (made here, home and cwd) were just seeded under `key`: kept for the next session seeded alike. */
+export function markSeeded(dirs: SessionDirs, key: string): void {
+  if (dirs.ownsCwd) dirs.seeded = { key, shape: shapeOf([dirs.home, dirs.cwd]) }
+}
+
 /** One more session uses `dirs`. */
 export function shareSessionDirs(dirs: SessionDirs): void {
   dirs.users++
@@ -48,6 +80,10 @@ export function shareSessionDirs(dirs: SessionDirs): void {
  */
 export function releaseSessionDirs(dirs: SessionDirs, owner?: () => string): void {
   if (dirs.users <= 0 || --dirs.users > 0) return
+  if (dirs.seeded !== undefined) {
+    const kept = [{ root: dirs.home, prefix: HOME_PREFIX, within: AGENT_DIR }, { root: dirs.cwd, prefix: CWD_PREFIX }]
+    return keepDirs(dirs.seeded.key, kept, dirs.seeded.shape)
+  }
   releaseTempDir(dirs.home, owner, AGENT_DIR)
   if (dirs.ownsCwd) releaseTempDir(dirs.cwd, owner)
 }

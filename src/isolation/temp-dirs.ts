@@ -1,20 +1,21 @@
 // Temp dirs off the test's critical path. Making and removing a dir costs syscalls that wait on the disk
 // (about 1 ms a session on a busy ext4), so the next dirs of each prefix are made in the background while
 // the current one is in use, and a finished dir is removed in the background. `settleTempDirs()` waits for
-// all of it and removes the dirs made ahead (the environment awaits it when a test file ends); an exit
-// hook removes, synchronously, whatever a process still holds when it exits.
+// all of it and removes the dirs made ahead, and those kept for a later take (kept-dirs.ts) (the environment
+// awaits it when a test file ends); an exit hook removes, synchronously, whatever a process still holds when
+// it exits.
 //
 // Every dir lives in one dir of the process's own under the OS temp dir, `<tmp>/pi-harness-XXXXXX`. A dir
 // being made on libuv's threads when the process exits may be made after the exit hook ran (queued work
 // still runs): in a parent the hook has removed, making it fails instead of leaving it behind.
-import { chmodSync, existsSync, mkdir, mkdirSync, mkdtempSync, readdirSync, rm, rmdir, rmSync } from 'node:fs'
+import { mkdir, mkdirSync, mkdtempSync, rm, rmdir } from 'node:fs'
 import { randomUUID } from 'node:crypto'
 import { rmdir as rmdirNow } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, normalize, sep } from 'node:path'
 import { messageOf } from '../shared/errors.js'
 import { processSlot } from '../shared/global-slot.js'
-import { removeTree } from './remove-tree.js'
+import { removeAtExit, removeTree, restoreAccess } from './remove-tree.js'
 
 /** A dir being made ahead: `root` is set once it exists. */
 interface MadeAhead {
@@ -33,6 +34,8 @@ interface TempDirState {
   failures: string[]
   /** Per prefix, the dirs taken since the last settle. */
   takes: Map<string, number>
+  /** What holds dirs until the next settle, told to let go of them as it starts. */
+  settling: Set<() => void>
 }
 
 const PARENT_PREFIX = 'pi-harness-'
@@ -46,25 +49,12 @@ const AHEAD = 3
 // One per process: the module may be evaluated again for each test file, and in a VM pool the sessions'
 // copy runs in the file's realm while the environment that settles at the file's end runs outside it.
 const state = processSlot<TempDirState>('temp-dirs', () => {
-  const created: TempDirState = { parents: new Map(), ahead: new Map(), pending: new Set(), failures: [], takes: new Map() }
+  const created: TempDirState = { parents: new Map(), ahead: new Map(), pending: new Set(), failures: [], takes: new Map(), settling: new Set() }
   process.once('exit', () => {
     for (const parent of created.parents.values()) removeAtExit(parent)
   })
   return created
 })
-
-// A removal still running on libuv's threads when the process exits can take an entry from under rmSync,
-// and a dir being made can add one, which then may throw or (Node 24) return with the dir still there: try
-// again while it is there.
-function removeAtExit(dir: string): void {
-  for (let attempt = 1; attempt <= 3 && existsSync(dir); attempt++) {
-    try {
-      rmSync(dir, { recursive: true, force: true })
-    } catch {
-      // Tried again while the dir is there.
-    }
-  }
-}
 
 /**
  * A new dir `<prefix>XXXXXX` in the process's dir under the OS temp dir as it is now, empty but for the dirs
@@ -92,6 +82,13 @@ export function takeTempDirSync(prefix: string): string {
   let root: string | undefined
   for (let at = made(); root === undefined && at >= 0; at = made()) root = usable(queue.splice(at, 1)[0]!, base)
   return handOut(root ?? makeNow(prefix, base), prefix, base)
+}
+
+/** Calls `letGo` as the next settle starts, unless the returned function is called first. */
+export function untilSettle(letGo: () => void): () => void {
+  const { settling } = state.get()
+  settling.add(letGo)
+  return () => settling.delete(letGo)
 }
 
 /**
@@ -130,24 +127,16 @@ function ancestorsWithin(within: string): string[] {
   return dirs
 }
 
-/** Gives the owner read, write and search permission on `dir` and every dir in it, so they can be emptied. */
-function restoreAccess(dir: string): void {
-  try {
-    chmodSync(dir, 0o700)
-    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) restoreAccess(join(dir, entry.name))
-  } catch {
-    // What cannot be reached is reported when its removal fails again.
-  }
-}
-
 /**
- * Waits until every dir released so far is removed, and removes the dirs made ahead, then the process's
- * own dirs that are left empty: afterwards no dir of this module's exists except those still in use (and
- * the dirs holding them). Rejects naming the dirs it could not remove.
+ * Waits until every dir released so far is removed, and removes the dirs made ahead and those kept, then the
+ * process's own dirs that are left empty: afterwards no dir of this module's exists except those still in use
+ * (and the dirs holding them). Rejects naming the dirs it could not remove.
  */
 export async function settleTempDirs(): Promise<void> {
-  const { parents, ahead, pending, failures, takes } = state.get()
+  const { parents, ahead, pending, failures, takes, settling } = state.get()
   takes.clear()
+  for (const letGo of settling) letGo()
+  settling.clear()
   for (;;) {
     for (const queue of ahead.values()) {
       for (const entry of queue.splice(0)) {
@@ -183,7 +172,7 @@ export async function settleTempDirs(): Promise<void> {
 // os.tmpdir() reads its variables through Node's setuid-safe getenv, about 20 µs a call on a 2-core VM,
 // twice a session; process.env reads them in under 1 µs, so it is asked again only when one changed.
 let tmpdirFor: { vars: string; base: string } | undefined
-function currentTmpdir(): string {
+export function currentTmpdir(): string {
   const { TMPDIR, TMP, TEMP } = process.env
   const vars = `${TMPDIR}\0${TMP}\0${TEMP}`
   if (tmpdirFor?.vars !== vars) tmpdirFor = { vars, base: tmpdir() }
