@@ -134,7 +134,7 @@ describe('seeded files', () => {
   })
 })
 
-describe('a world seeded alike, kept for the next session', () => {
+describe('a world made alike, kept for the next session', () => {
   const seeds = { home: { [GLOBAL_SETTINGS]: { level: 'seeded' }, 'config/tool.json': { on: true } }, files: { 'src/a.ts': 'export const a = 1\n', 'notes.txt': 'hello' } }
   // Every path under a dir, with its mode and a file's content: what a session sees there.
   const tree = (dir: string): string[] =>
@@ -177,6 +177,20 @@ describe('a world seeded alike, kept for the next session', () => {
     await fresh.dispose()
     const next = await createTestSession(seeds)
     expect([tree(next.home), tree(next.cwd)]).toEqual([home, cwd])
+  })
+
+  it('so is a world seeded with nothing, and one a session wrote into is not', async () => {
+    const agentDirInode = (t: { home: string }) => statSync(join(t.home, '.pi/agent')).ino
+    const fresh = await createTestSession()
+    const [home, cwd, ino] = [tree(fresh.home), tree(fresh.cwd), agentDirInode(fresh)]
+    await fresh.dispose()
+    const next = await createTestSession()
+    expect(agentDirInode(next)).toBe(ino)
+    expect([existsSync(fresh.home), existsSync(fresh.cwd)]).toEqual([false, false])
+    writeFileSync(join(next.home, '.pi/agent/read-access.log'), 'read notes.txt\n')
+    await next.dispose()
+    const third = await createTestSession()
+    expect([tree(third.home), tree(third.cwd)]).toEqual([home, cwd])
   })
 
   it('never goes to a session seeded otherwise, nor to two sessions at once', async () => {

@@ -21,7 +21,7 @@ interface Kept {
   readonly taken: () => void
 }
 
-// A few a key: as many as sessions seeded alike are likely to run at once.
+// A few a key: as many as sessions made alike are likely to run at once.
 const KEPT_PER_KEY = 3
 
 // One per process, as temp-dirs.ts's state: a file's sessions and the settle at its end may be two copies.

@@ -3,10 +3,12 @@
 // mkdir and rmdir is kernel work on the disk's metadata, and such a dir would add one of each to a session.
 // A restarted session uses the dirs of the one before it: they are removed when the last user lets go.
 //
-// Seeded dirs cost most: on an ext4 disk, ten small files take about 2 ms to write and remove, whatever
-// writes them. A test file's sessions are often seeded alike (a fixture's files), so a seeded world is kept
-// when its last user lets go, and the next session seeded alike takes it under new names (its old paths gone,
-// as if removed), once it is checked to hold exactly what it held when seeded: otherwise it is removed.
+// Making and removing dirs is the disk's work: on an ext4 disk ten small seeded files take about 2 ms to write
+// and remove, whatever writes them, and a home with Pi's agent dir and a cwd about 0.3 ms more of a session's
+// wall time and 2 ms of CPU on libuv's threads. A test file's sessions are often made alike (a fixture's
+// files, or none), so dirs whose last user left them as they were made are kept, and the next session made
+// alike takes them under new names (its old paths gone, as if removed), once they are checked to hold exactly
+// what they held when made: otherwise they are removed.
 import { join } from 'node:path'
 import { keepDirs, takeKeptDirs } from './kept-dirs.js'
 import { releaseTempDir, takeTempDir } from './temp-dirs.js'
@@ -23,8 +25,8 @@ export interface SessionDirs {
   readonly ownsCwd: boolean
   /** The sessions using the dirs; the last to let go removes them (or keeps them, below). */
   users: number
-  /** Seeded dirs: their seeds' key and what they held once seeded, for the next session seeded alike. */
-  seeded?: { readonly key: string; readonly shape: WorldShape }
+  /** Dirs made here: the key of their seeds and what they held once made, for the next session made alike. */
+  made?: { readonly key: string; readonly shape: WorldShape }
 }
 
 const HOME_PREFIX = 'session-home-'
@@ -47,10 +49,10 @@ export async function makeSessionDirs(givenCwd: string | undefined): Promise<Ses
 }
 
 /**
- * Dirs seeded alike under `key` that a session left as it found them, under new names; undefined when none
- * are kept, or they are not as they were seeded (then they are removed).
+ * Dirs made alike under `key` that a session left as they were made, under new names; undefined when none
+ * are kept, or they are not as they were made (then they are removed).
  */
-export function takeSeededDirs(key: string): SessionDirs | undefined {
+export function takeKeptSessionDirs(key: string): SessionDirs | undefined {
   const taken = takeKeptDirs(key)
   if (taken === undefined) return undefined
   const [home, cwd] = taken.roots as [string, string]
@@ -60,13 +62,13 @@ export function takeSeededDirs(key: string): SessionDirs | undefined {
     releaseSessionDirs(dirs)
     return undefined
   }
-  dirs.seeded = { key, shape }
+  dirs.made = { key, shape }
   return dirs
 }
 
-/** `dirs` (made here, home and cwd) were just seeded under `key`: kept for the next session seeded alike. */
-export function markSeeded(dirs: SessionDirs, key: string): void {
-  if (dirs.ownsCwd) dirs.seeded = { key, shape: shapeOf([dirs.home, dirs.cwd]) }
+/** `dirs` were just made (and seeded) under `key`: once their last user lets go, kept if they are as now. */
+export function keepWhenLeftAsMade(dirs: SessionDirs, key: string): void {
+  if (dirs.ownsCwd) dirs.made = { key, shape: shapeOf([dirs.home, dirs.cwd]) }
 }
 
 /** One more session uses `dirs`. */
@@ -76,13 +78,16 @@ export function shareSessionDirs(dirs: SessionDirs): void {
 
 /**
  * A session lets go of `dirs`; the last removes them, scheduled, not awaited: `settleTempDirs()` (awaited when
- * a test file ends) waits for it. `owner` names the session in a report of a dir that cannot be removed.
+ * a test file ends) waits for it. `owner` names the session in a report of a dir that cannot be removed. Dirs
+ * made alike are kept instead, unless a session using them did not end cleanly (`cleanly` false: a handler
+ * abandoned, say, which may still hold a file of theirs open): those are never handed to another session.
  */
-export function releaseSessionDirs(dirs: SessionDirs, owner?: () => string): void {
+export function releaseSessionDirs(dirs: SessionDirs, owner?: () => string, cleanly = true): void {
+  if (!cleanly) dirs.made = undefined
   if (dirs.users <= 0 || --dirs.users > 0) return
-  if (dirs.seeded !== undefined) {
+  if (dirs.made !== undefined) {
     const kept = [{ root: dirs.home, prefix: HOME_PREFIX, within: AGENT_DIR }, { root: dirs.cwd, prefix: CWD_PREFIX }]
-    return keepDirs(dirs.seeded.key, kept, dirs.seeded.shape)
+    return keepDirs(dirs.made.key, kept, dirs.made.shape)
   }
   releaseTempDir(dirs.home, owner, AGENT_DIR)
   if (dirs.ownsCwd) releaseTempDir(dirs.cwd, owner)

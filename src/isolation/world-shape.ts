@@ -1,6 +1,6 @@
 // What a session's dirs hold right after they were made and seeded, and the check that dirs still hold exactly
-// that: every path, its kind and mode, every file's bytes. A seeded world that a session left as it found it
-// can be handed to the next session seeded alike (session-dirs.ts), without writing and removing its files.
+// that: every path, its kind and mode, every file's bytes. Dirs that a session left as it found them can be
+// handed to the next session made alike (session-dirs.ts), without making, seeding and removing them again.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, type Dirent } from 'node:fs'
 import { join } from 'node:path'
 import { createHash } from 'node:crypto'
@@ -15,7 +15,7 @@ interface PathShape {
 /** Per root, each path under it ('' for the root itself) as it was. */
 export type WorldShape = ReadonlyArray<ReadonlyMap<string, PathShape>>
 
-/** Names the seeds of a world: equal for two sessions whose home and cwd are seeded with the same files. */
+/** Names the seeds of a world: equal for two sessions whose home and cwd are seeded with the same files, or none. */
 export function worldKey(home: readonly SeedEntry[], files: readonly SeedEntry[]): string {
   const hash = createHash('sha256')
   for (const [side, entries] of [['home', home], ['files', files]] as const) {

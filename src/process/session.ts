@@ -42,7 +42,7 @@ export async function createProcessSession(plan: SessionPlan): Promise<TestSessi
   const packages = packageDirs(plan.root, settings.packages)
   const dirs = await worldFor(plan, options)
   const stack = new DisposerStack()
-  stack.defer(() => releaseSessionDirs(dirs))
+  stack.defer(() => releaseSessionDirs(dirs, undefined, !stack.failed))
   const scope: SessionScope = { home: dirs.home, cwd: dirs.cwd }
   const cwd = dirs.cwd
   return runInSession(scope, async () => {

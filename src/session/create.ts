@@ -50,7 +50,7 @@ export async function createTestSession(options: TestSessionOptions = {}): Promi
   const dirs = await worldFor(plan, options)
   const stack = new DisposerStack()
   const scope: SessionScope = { home: dirs.home, cwd: dirs.cwd, allowedPrograms: options.allowPrograms ?? [] }
-  stack.defer(() => releaseSessionDirs(dirs, () => sessionName(scope)))
+  stack.defer(() => releaseSessionDirs(dirs, () => sessionName(scope), !stack.failed))
   // Everything the session starts, from loading its extensions on, runs in its context.
   return runInSession(scope, async () => {
     try {

@@ -6,9 +6,15 @@ import { messageOf, throwAll } from '../shared/errors.js'
 export class DisposerStack {
   readonly #disposers: (() => unknown)[] = []
   #disposed = false
+  #failed = false
 
   get disposed(): boolean {
     return this.#disposed
+  }
+
+  /** Whether it is unwinding after a failure, or a disposer run so far has thrown. */
+  get failed(): boolean {
+    return this.#failed
   }
 
   /** Registers `disposer` to run when the stack is disposed, after everything registered later. */
@@ -29,6 +35,7 @@ export class DisposerStack {
         const done = disposer()
         if (isPromiseLike(done)) await done
       } catch (error) {
+        this.#failed = true
         errors.push(error)
       }
     }
@@ -39,6 +46,7 @@ export class DisposerStack {
    * Unwinds after `failure` and rethrows it; a clean-up that fails too is named beside it, not lost.
    */
   async unwind(failure: unknown): Promise<never> {
+    this.#failed = true
     try {
       await this.dispose()
     } catch (cleanupError) {
