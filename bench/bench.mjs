@@ -182,6 +182,9 @@ const TEN_SEEDS = {
   },
 }
 const seededIteration = () => harnessIteration(TEN_SEEDS)
+// The same files with one of them different in each session: no session takes an earlier one's kept world.
+let seededApartCount = 0
+const seededApartIteration = () => harnessIteration({ ...TEN_SEEDS, files: { ...TEN_SEEDS.files, 'README.md': `# seeded ${seededApartCount++}\n` } })
 
 // The disk's own part of seeding, with no harness or Pi: a home and a cwd made, the same ten files written into
 // them, and both removed, by plain Node (synchronously), against the two dirs made and removed alone.
@@ -410,6 +413,7 @@ try {
       let floor
       let off
       let seeded
+      let seededApart
       let disk
       try {
         held = await timeInBlocks(HELD_ITERATIONS, { harness: harnessIteration, bare: bareIteration }, 'a-held')
@@ -421,6 +425,7 @@ try {
         // What seeding costs: the harness with ten small files seeded against the harness with none.
         await checkSeeded()
         seeded = await timeInBlocks(HELD_ITERATIONS, { harness: seededIteration, bare: harnessIteration }, 'a-seeded')
+        seededApart = await timeInBlocks(HELD_ITERATIONS, { harness: seededApartIteration, bare: harnessIteration }, 'a-seeded-apart')
         disk = await timeInBlocks(HELD_ITERATIONS, { harness: () => diskIteration(TEN_SEEDS), bare: () => diskIteration() })
       } finally {
         leave()
@@ -429,6 +434,7 @@ try {
       results.a.isolationFloor = { iterations: HELD_ITERATIONS, isolatedBare: summary(floor.harness), bare: summary(floor.bare), raw: { isolatedBare: floor.harness, bare: floor.bare } }
       results.a.contextOff = { iterations: HELD_ITERATIONS, harness: summary(off.harness), bare: summary(off.bare), raw: off }
       results.a.seeded = { iterations: HELD_ITERATIONS, seeded: summary(seeded.harness), unseeded: summary(seeded.bare), raw: { seeded: seeded.harness, unseeded: seeded.bare } }
+      results.a.seededApart = { iterations: HELD_ITERATIONS, seeded: summary(seededApart.harness), unseeded: summary(seededApart.bare), raw: { seeded: seededApart.harness, unseeded: seededApart.bare } }
       results.a.seedDisk = { iterations: HELD_ITERATIONS, seeded: summary(disk.harness), unseeded: summary(disk.bare), raw: { seeded: disk.harness, unseeded: disk.bare } }
     }
     if (side === 'both') {
@@ -600,6 +606,7 @@ if (results.a && side === 'both') {
   row('(a) held: bare Pi in a session\'s isolation alone (harness column)', results.a.isolationFloor.isolatedBare.median, results.a.isolationFloor.bare.median, 'diagnostic', undefined)
   const { seeded, unseeded } = results.a.seeded
   row('(a) held: ten small files seeded / none (both columns harness)', seeded.median, unseeded.median, 'seeded ≤ none + 1 ms', seeded.median <= unseeded.median + 1)
+  row('(a) … each session seeded apart (one file differs: nothing kept to take) / none', results.a.seededApart.seeded.median, results.a.seededApart.unseeded.median, 'diagnostic', undefined)
   row('(a) … the disk alone: those files written and removed by plain Node / the dirs alone', results.a.seedDisk.seeded.median, results.a.seedDisk.unseeded.median, 'diagnostic', undefined)
 }
 if (results.b?.[100] && results.b?.[1000] && side === 'both') {
