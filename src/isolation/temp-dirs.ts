@@ -1,9 +1,9 @@
 // Temp dirs off the test's critical path. Making and removing a dir costs syscalls that wait on the disk
 // (about 1 ms a session on a busy ext4), so the next dirs of each prefix are made in the background while
-// the current one is in use, and a finished dir is removed in the background. `settleTempDirs()` waits for
-// all of it and removes the dirs made ahead, and those kept for a later take (kept-dirs.ts) (the environment
-// awaits it when a test file ends); an exit hook removes, synchronously, whatever a process still holds when
-// it exits.
+// the current one is in use, and a finished dir is removed in the background (or kept for a later take:
+// kept-dirs.ts). `settleTempDirs()` waits for all of it and removes the dirs made ahead and those kept (the
+// environment awaits it when a test file ends); an exit hook removes, synchronously, whatever a process still
+// holds when it exits.
 //
 // Every dir lives in one dir of the process's own under the OS temp dir, `<tmp>/pi-harness-XXXXXX`. A dir
 // being made on libuv's threads when the process exits may be made after the exit hook ran (queued work
