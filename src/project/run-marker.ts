@@ -16,26 +16,46 @@ export function newRunMarker(): string {
 /** Whether processes can be found by their environment here; elsewhere every search finds nothing. */
 export const markerSearchWorks = process.platform === 'linux' && existsSync('/proc/self/environ')
 
-/** Pids of the live processes whose environment holds `marker`, with their process group. */
-export function findMarkedProcesses(marker: string): { pid: number; group: number }[] {
-  if (!markerSearchWorks) return []
-  const found: { pid: number; group: number }[] = []
+/** What one scan of /proc finds of a run's processes. */
+export interface MarkerScan {
+  /** The live processes whose environment holds the marker, with their process group. */
+  marked: { pid: number; group: number }[]
+  /**
+   * Live processes whose environment reads empty: one in the middle of an exec shows none until the new
+   * program's is in place (a daemon's `nohup setsid sleep` execs three times), so it may carry the marker a
+   * moment later. Also any process started without an environment.
+   */
+  unsure: number[]
+}
+
+/** The processes whose environment holds `marker`, and those that cannot be told yet. */
+export function scanForMarker(marker: string): MarkerScan {
+  const scan: MarkerScan = { marked: [], unsure: [] }
+  if (!markerSearchWorks) return scan
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry)
-    if (!Number.isInteger(pid) || pid === process.pid || !carriesMarker(pid, marker)) continue
-    const group = processGroup(pid)
-    if (group !== undefined) found.push({ pid, group })
+    if (!Number.isInteger(pid) || pid === process.pid) continue
+    const environ = environOf(pid)
+    if (environ === undefined || (environ.length > 0 && !environ.includes(`${marker}=`))) continue
+    const stat = statOf(pid)
+    if (stat === undefined) continue
+    if (environ.length > 0) scan.marked.push({ pid, group: stat.group })
+    else if (stat.live && !stat.kernelThread) scan.unsure.push(pid)
   }
-  return found
+  return scan
 }
 
 /** False once the process is gone or a zombie (whose environment reads empty), or was never readable. */
 export function carriesMarker(pid: number, marker: string): boolean {
+  // The variable name holds 128 random bits: finding it anywhere is finding it.
+  return environOf(pid)?.includes(`${marker}=`) ?? false
+}
+
+function environOf(pid: number): Buffer | undefined {
   try {
-    // The variable name holds 128 random bits: finding it anywhere is finding it.
-    return readFileSync(`/proc/${pid}/environ`).includes(`${marker}=`)
+    return readFileSync(`/proc/${pid}/environ`)
   } catch {
-    return false // ENOENT/ESRCH: gone; EACCES: another user's process, which this run cannot have started
+    return undefined // ENOENT/ESRCH: gone; EACCES: another user's process, which this run cannot have started
   }
 }
 
@@ -53,23 +73,35 @@ export function signalProcesses(pids: readonly number[], signal: NodeJS.Signals,
 
 /**
  * SIGKILLs the processes that carry `marker` until none is left or `withinMs` has passed, scanning again
- * after each round (a process may have forked before it died). Returns the pids still there at the end.
+ * after each round (a process may have forked before it died, or been in an exec when scanned). Returns the
+ * pids still there at the end.
  */
 export async function killMarkedProcesses(marker: string, withinMs: number, pollMs: number, kill: Kill = process.kill): Promise<number[]> {
   const deadline = performance.now() + withinMs
+  let unsureBefore = new Set<number>()
   for (;;) {
-    const left = findMarkedProcesses(marker).map(({ pid }) => pid)
-    if (left.length === 0 || performance.now() >= deadline) return left
+    const { marked, unsure } = scanForMarker(marker)
+    const left = marked.map(({ pid }) => pid)
+    // Empty on the scan before too: not an exec (which takes far less than a poll), a process without an environment.
+    const inExec = unsure.filter((pid) => !unsureBefore.has(pid))
+    unsureBefore = new Set(unsure)
+    if ((left.length === 0 && inExec.length === 0) || performance.now() >= deadline) return left
     signalProcesses(left, 'SIGKILL', kill)
     await new Promise((done) => setTimeout(done, pollMs))
   }
 }
 
-function processGroup(pid: number): number | undefined {
+// Linux's PF_KTHREAD in /proc/<pid>/stat's flags: a kernel thread, whose environment always reads empty.
+const PF_KTHREAD = 0x00200000
+
+/** From /proc/<pid>/stat: whether it is alive (not a zombie), a kernel thread, and its process group. */
+function statOf(pid: number): { live: boolean; kernelThread: boolean; group: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // After the parenthesised command name (which may hold spaces): state, parent pid, process group.
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2])
+    // After the parenthesised command name (which may hold spaces): state, parent pid, process group, session,
+    // tty, the tty's foreground group, then the flags.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return { live: fields[0] !== 'Z' && fields[0] !== 'X', kernelThread: (Number(fields[6]) & PF_KTHREAD) !== 0, group: Number(fields[2]) }
   } catch {
     return undefined
   }

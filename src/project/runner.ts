@@ -4,7 +4,7 @@ import { resolve } from 'node:path'
 import type { Readable } from 'node:stream'
 import { x } from 'tinyexec'
 import { OutputTail } from './output-tail.js'
-import { carriesMarker, findMarkedProcesses, killMarkedProcesses, newRunMarker, signalProcesses } from './run-marker.js'
+import { carriesMarker, killMarkedProcesses, newRunMarker, scanForMarker, signalProcesses } from './run-marker.js'
 import { within } from '../shared/within.js'
 
 export const PROJECT_SCRIPTS = ['test', 'build', 'format:check', 'lint', 'typecheck'] as const
@@ -229,11 +229,12 @@ export function startProcessGroup(options: ProcessGroupOptions): ProcessGroup {
  */
 async function terminateRun(child: ChildProcess, marker: string): Promise<number[]> {
   const groupAlive = signalGroup(child, 'SIGTERM')
-  const outside = findMarkedProcesses(marker).filter(({ group }) => group !== child.pid).map(({ pid }) => pid)
+  const scan = scanForMarker(marker)
+  const outside = scan.marked.filter(({ group }) => group !== child.pid).map(({ pid }) => pid)
   signalProcesses(outside, 'SIGTERM')
   const anyLeft = () => signalGroup(child, 0) || outside.some((pid) => carriesMarker(pid, marker))
-  // Nothing marked and no group: nothing of the run is left that could start another process.
-  if (!groupAlive && outside.length === 0) return []
+  // Nothing marked, none that could be in an exec, and no group: nothing of the run is left that could start another process.
+  if (!groupAlive && outside.length === 0 && scan.unsure.length === 0) return []
   for (let waited = 0; waited < KILL_GRACE_MS && anyLeft(); waited += GROUP_POLL_MS) await sleep(GROUP_POLL_MS)
   signalGroup(child, 'SIGKILL')
   // Also confirms that nothing started during the grace period survives.

@@ -113,4 +113,30 @@ describe.runIf(process.platform === 'linux')('processes that left the process gr
     expect(await killMarkedProcesses(marker, 1_000, 20)).toEqual([])
     expect(processesWith(tag)).toEqual([])
   })
+
+  it('finds a process that shows no environment when first scanned, as one in the middle of an exec does', async () => {
+    const marker = newRunMarker()
+    // Started without an environment (what /proc shows of a process between two programs of an exec), it
+    // takes the marker 300 ms later, as a daemon's `nohup setsid sleep` reaches its last program: its own
+    // environment in /proc is what it started with, until it execs.
+    const late = spawn('sh', ['-c', `sleep 0.3; export ${marker}=1 ${tag}=1; exec sleep 1000`], { env: {}, stdio: 'ignore' })
+    await vi.waitFor(() => expect(readFileSync(`/proc/${late.pid}/environ`)).toHaveLength(0), { interval: 5 })
+
+    expect(await killMarkedProcesses(marker, 5_000, 1_000)).toEqual([])
+
+    await vi.waitFor(() => expect(isProcessRunning(late.pid!)).toBe(false))
+    expect(processesWith(tag)).toEqual([])
+  })
+
+  it('waits no longer for a process that has no environment for good than one scan after it was first seen', async () => {
+    const bare = spawn('sleep', ['1000'], { env: {}, stdio: 'ignore' })
+    try {
+      await vi.waitFor(() => expect(readFileSync(`/proc/${bare.pid}/environ`)).toHaveLength(0), { interval: 5 })
+      // Bounded by a minute, it returns after its second scan: a test timeout, not a measurement, is the check.
+      expect(await killMarkedProcesses(newRunMarker(), 60_000, 100)).toEqual([])
+      expect(isProcessRunning(bare.pid!)).toBe(true)
+    } finally {
+      bare.kill('SIGKILL')
+    }
+  }, 10_000)
 })
