@@ -45,13 +45,13 @@ export function keepDirs(key: string, dirs: readonly KeptDir[], about: unknown):
 }
 
 /**
- * The oldest dirs kept under `key`, each renamed to a new name of its prefix, with what was kept about them;
- * undefined when none are kept, or they are not under the OS temp dir as it is now, or a rename failed (then
- * they are removed).
+ * The dirs last kept under `key` (the likeliest to be in the disk's cache, and the ones the session just
+ * ended left), each renamed to a new name of its prefix, with what was kept about them; undefined when none
+ * are kept, or they are not under the OS temp dir as it is now, or a rename failed (then they are removed).
  */
 export function takeKeptDirs(key: string): { roots: string[]; about: unknown } | undefined {
   const queue = keptByKey.get().get(key)
-  const entry = queue?.[0]
+  const entry = queue?.at(-1)
   if (entry === undefined) return undefined
   leave(key, queue!, entry)
   entry.taken()
